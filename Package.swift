@@ -1,0 +1,29 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// Warnings fail our own targets' builds (zero-warning rule); SwiftPM does not
+/// apply warning-control settings to remote dependencies, so theirs cannot break us.
+let strictSettings: [SwiftSetting] = [
+    .treatAllWarnings(as: .error),
+]
+
+let package = Package(
+    name: "swift-preferences",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "PropertyList", targets: ["PropertyList"]),
+        .library(name: "Preferences", targets: ["Preferences"]),
+    ],
+    targets: [
+        .target(name: "PropertyList", swiftSettings: strictSettings),
+        .target(name: "Preferences", dependencies: ["PropertyList"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "PropertyListTests",
+            dependencies: ["PropertyList"],
+            exclude: ["Fixtures"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "PreferencesTests", dependencies: ["Preferences"], swiftSettings: strictSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)

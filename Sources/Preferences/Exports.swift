@@ -1,0 +1,3 @@
+// The store's values are property-list values; users of `Preferences` get them without a
+// second import.
+@_exported import PropertyList

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the system packages the build and tests need, on a fresh Debian machine as root.
+# Sourced or run by the README's commands; installs only what is missing, so a second run
+# costs a few dpkg queries. Swift itself must already be on PATH (it is not a Debian package).
+set -euo pipefail
+
+packages=(pkg-config libsystemd-dev python3)
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "error: swift is not on PATH; install a Swift 6.2 or newer toolchain first" >&2
+    exit 1
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+
+if ((${#missing[@]})); then
+    if [[ $(id -u) -ne 0 ]]; then
+        echo "error: missing ${missing[*]}; run as root or install them first" >&2
+        exit 1
+    fi
+    echo "installing: ${missing[*]}"
+    # Another process may hold the dpkg lock (an unattended upgrade); wait for it rather
+    # than failing.
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get -o DPkg::Lock::Timeout=600 update -q
+    apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+python3 -c 'import plistlib' || { echo "error: python3 has no plistlib" >&2; exit 1; }

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole test suite, as the README gives it and CI runs it: installs what it needs,
+# builds every target with warnings as errors (set in Package.swift), and runs every test.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+bash Tests/Scripts/install-dependencies.sh
+
+swift build --build-tests
+swift test --skip-build
