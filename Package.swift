@@ -14,9 +14,19 @@ let package = Package(
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Preferences", targets: ["Preferences"]),
     ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    ],
     targets: [
         .target(name: "PropertyList", swiftSettings: strictSettings),
-        .target(name: "Preferences", dependencies: ["PropertyList"], swiftSettings: strictSettings),
+        .target(
+            name: "Preferences",
+            dependencies: [
+                "PropertyList",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "PropertyListTests",
             dependencies: ["PropertyList"],
