@@ -174,6 +174,24 @@ struct BridgingTests {
         #expect(bridge(NSArray(array: [NSObject()])) == nil)
     }
 
+    @Test("a rejection names the offending part's type and where it sits")
+    func failureDescriptions() {
+        func failure(_ value: Any) -> String? {
+            do {
+                _ = try PropertyListValue.bridging(value, home: home)
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        #expect(failure(Point()) == "value of type Point is not a property-list type")
+        #expect(failure(["items": [1, 2, Point()]] as [String: Any]) == "value of type Point at [\"items\"][2] is not a property-list type")
+        #expect(failure([1, nil] as [Int?]) == "value of type Optional<Int> at [1] is nil, and property lists have no null")
+        #expect(failure([[1: "x"]] as [Any]) == "value of type Dictionary<Int, String> at [0] has a key that is not a string")
+        #expect(failure(UInt128.max) == "value of type UInt128 is \(UInt128.max), outside the property-list range \(Int64.min) ... \(UInt64.max)")
+        #expect(failure(["ok": 1]) == nil)
+    }
+
     // MARK: bridged
 
     @Test("bridged gives native Swift values of the matching type")

@@ -37,15 +37,28 @@ extension PropertyListValue {
     ///
     /// Anything else (a custom struct, an `NSObject`, `NSNull`, a `Set`, a tuple, a
     /// dictionary with a non-string key, or a collection holding one) gives nil; the store
-    /// turns that into a trap naming the key and the type, as `UserDefaults` does.
+    /// traps on it, as `UserDefaults` does, using ``bridging(_:home:)`` to say what and
+    /// where the offending part is.
     ///
     /// - Parameters:
     ///   - value: The value to convert.
     ///   - home: The home directory to abbreviate in file URLs; nil means
     ///     ``defaultHomeDirectory``, looked up only if the value holds a URL.
     package init?(bridging value: Any, home: String? = nil) {
-        guard let converted = Self.bridge(value, home: home) else { return nil }
+        guard let converted = try? Self.bridging(value, home: home) else { return nil }
         self = converted
+    }
+
+    /// Converts a value as ``init(bridging:home:)`` does, or says which part of it is
+    /// not a property-list type.
+    ///
+    /// The store uses this to trap with a message naming the key and the offending type
+    /// and position (`value of type Point at ["items"][2]`), which is more use than the
+    /// type of the whole collection.
+    ///
+    /// - Throws: ``BridgingFailure`` for the first part found that cannot be converted.
+    package static func bridging(_ value: Any, home: String? = nil) throws(BridgingFailure) -> PropertyListValue {
+        try bridge(value, home: home)
     }
 
     /// The value as a native Swift value, the way `object(forKey:)` returns it.
@@ -75,20 +88,56 @@ extension PropertyListValue {
 }
 
 extension PropertyListValue {
-    /// The conversion behind ``init(bridging:home:)``.
-    private static func bridge(_ value: Any, home: String?) -> PropertyListValue? {
+    /// The conversion behind ``bridging(_:home:)``.
+    private static func bridge(_ value: Any, home: String?) throws(BridgingFailure) -> PropertyListValue {
         if let plist = value as? PropertyListValue { return plist }
         if let optional = value as? any OptionalValue {
-            guard let wrapped = optional.wrappedValue else { return nil }
-            return bridge(wrapped, home: home)
+            guard let wrapped = optional.wrappedValue else {
+                throw BridgingFailure(type: type(of: value), reason: "is nil, and property lists have no null")
+            }
+            return try bridge(wrapped, home: home)
         }
         if type(of: value) == AnyHashable.self, let hashable = value as? AnyHashable {
-            return bridge(hashable.base, home: home)
+            return try bridge(hashable.base, home: home)
         }
         // Before any native cast: an NSNumber would pass `as? Bool` and `as? Int` alike.
         if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
             return bridge(number)
         }
+        if let scalar = try bridgeScalar(value, home: home) { return scalar }
+        switch value {
+        case let elements as [Any]:
+            var converted: [PropertyListValue] = []
+            converted.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() {
+                do {
+                    converted.append(try bridge(element, home: home))
+                } catch {
+                    throw error.inside("[\(index)]")
+                }
+            }
+            return .array(converted)
+        case let entries as [String: Any]:
+            var converted: [String: PropertyListValue] = [:]
+            converted.reserveCapacity(entries.count)
+            for (key, element) in entries {
+                do {
+                    converted[key] = try bridge(element, home: home)
+                } catch {
+                    throw error.inside("[\(key.debugDescription)]")
+                }
+            }
+            return .dictionary(converted)
+        default:
+            let reason =
+                value is [AnyHashable: Any]
+                ? "has a key that is not a string" : "is not a property-list type"
+            throw BridgingFailure(type: type(of: value), reason: reason)
+        }
+    }
+
+    /// A value of one of the scalar types, or nil if it is of none of them.
+    private static func bridgeScalar(_ value: Any, home: String?) throws(BridgingFailure) -> PropertyListValue? {
         switch value {
         case let text as String: return .string(text)
         case let text as Substring: return .string(String(text))
@@ -103,8 +152,8 @@ extension PropertyListValue {
         case let int as UInt16: return .integer(PropertyListInteger(UInt64(int)))
         case let int as UInt32: return .integer(PropertyListInteger(UInt64(int)))
         case let int as UInt64: return .integer(PropertyListInteger(int))
-        case let int as Int128: return PropertyListInteger(exactly: int).map { .integer($0) }
-        case let int as UInt128: return PropertyListInteger(exactly: int).map { .integer($0) }
+        case let int as Int128: return try integer(int)
+        case let int as UInt128: return try integer(int)
         case let real as Float: return .float(real)
         case let real as Double: return .double(real)
         case let real as CGFloat: return .double(Double(real))
@@ -112,25 +161,17 @@ extension PropertyListValue {
         case let date as Date: return .date(date)
         case let data as Data: return .data(data)
         case let url as URL: return storing(url, home: home ?? defaultHomeDirectory)
-        case let elements as [Any]:
-            var converted: [PropertyListValue] = []
-            converted.reserveCapacity(elements.count)
-            for element in elements {
-                guard let value = bridge(element, home: home) else { return nil }
-                converted.append(value)
-            }
-            return .array(converted)
-        case let entries as [String: Any]:
-            var converted: [String: PropertyListValue] = [:]
-            converted.reserveCapacity(entries.count)
-            for (key, element) in entries {
-                guard let value = bridge(element, home: home) else { return nil }
-                converted[key] = value
-            }
-            return .dictionary(converted)
-        default:
-            return nil
+        default: return nil
         }
+    }
+
+    /// A wide integer, if it lies in the property-list range.
+    private static func integer(_ value: some BinaryInteger) throws(BridgingFailure) -> PropertyListValue {
+        guard let integer = PropertyListInteger(exactly: value) else {
+            throw BridgingFailure(
+                type: type(of: value), reason: "is \(value), outside the property-list range \(Int64.min) ... \(UInt64.max)")
+        }
+        return .integer(integer)
     }
 
     /// The class of the boolean `NSNumber`s, which is how they are told from 0 and 1.
