@@ -216,10 +216,17 @@ private struct BinaryPropertyListReader {
         default:
             throw Self.badMarker(marker, object: index, at: offset)
         }
-        if states[index].phase != 2 {
+        switch marker & 0xF0 {
+        case Marker.data, Marker.asciiString, Marker.utf16String:
+            // Strings and data are cached so every reference shares one copy; numbers,
+            // booleans and dates are cheaper to decode again than to cache.
             states[index] = ObjectState(phase: 2, height: 0, size: 1)
+            values[index] = value
+        case Marker.array, Marker.dictionary:
+            values[index] = value
+        default:
+            break
         }
-        values[index] = value
         return value
     }
 
@@ -446,10 +453,12 @@ private struct BinaryPropertyListReader {
     }
 
     /// Checks that `length` bytes follow the marker at `offset` inside the object area.
-    private func need(_ length: Int, after offset: Int, for what: String, object index: Int) throws(PropertyListError) {
+    /// `what` is an autoclosure: building the description eagerly on every object cost
+    /// more than the rest of decoding a number.
+    private func need(_ length: Int, after offset: Int, for what: @autoclosure () -> String, object index: Int) throws(PropertyListError) {
         guard length <= objectsEnd - offset - 1 else {
             throw PropertyListError(
-                .invalidLength, at: offset, "\(what) object \(index) needs \(length) bytes, past the object area's end")
+                .invalidLength, at: offset, "\(what()) object \(index) needs \(length) bytes, past the object area's end")
         }
     }
 

@@ -44,16 +44,38 @@ private enum ScalarIdentity: Hashable {
 }
 
 /// A string compared and hashed by its UTF-8 bytes rather than by canonical equivalence.
+///
+/// The hash is computed once: the sharing table probes several buckets per insertion and
+/// compares keys at each, so a stored hash turns most comparisons into one integer check.
 private struct ExactString: Hashable {
     let string: String
+    private let bytesHash: Int
+
+    init(_ string: String) {
+        self.string = string
+        var hasher = Hasher()
+        var copy = string
+        copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        bytesHash = hasher.finalize()
+    }
 
     static func == (lhs: ExactString, rhs: ExactString) -> Bool {
-        lhs.string.utf8.elementsEqual(rhs.string.utf8)
+        guard lhs.bytesHash == rhs.bytesHash else { return false }
+        var left = lhs.string
+        var right = rhs.string
+        return left.withUTF8 { a in right.withUTF8 { b in a.count == b.count && a.elementsEqual(b) } }
     }
 
     func hash(into hasher: inout Hasher) {
-        var copy = string
-        copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(bytesHash)
+    }
+
+    /// Orders by UTF-8 bytes, which is Unicode code point order (as CPython's plistlib
+    /// sorts keys) and much cheaper than `String`'s canonical comparison.
+    static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        var left = lhs
+        var right = rhs
+        return left.withUTF8 { a in right.withUTF8 { b in a.lexicographicallyPrecedes(b) } }
     }
 }
 
@@ -75,6 +97,7 @@ private struct ObjectFlattener {
         switch value {
         case .array(let elements):
             let index = try reserve(depth: depth)
+            reserve(additional: elements.count)
             var children: [Int] = []
             children.reserveCapacity(elements.count)
             for element in elements {
@@ -84,16 +107,17 @@ private struct ObjectFlattener {
             return index
         case .dictionary(let entries):
             let index = try reserve(depth: depth)
-            let sortedKeys = entries.keys.sorted()
+            let sorted = Self.sortedByKey(entries)
+            reserve(additional: 2 * sorted.count)
             var keys: [Int] = []
             var values: [Int] = []
-            keys.reserveCapacity(sortedKeys.count)
-            values.reserveCapacity(sortedKeys.count)
-            for key in sortedKeys {
+            keys.reserveCapacity(sorted.count)
+            values.reserveCapacity(sorted.count)
+            for (key, _) in sorted {
                 keys.append(try add(.string(key), depth: depth + 1))
             }
-            for key in sortedKeys {
-                values.append(try add(entries[key]!, depth: depth + 1))
+            for (_, value) in sorted {
+                values.append(try add(value, depth: depth + 1))
             }
             objects[index] = .dictionary(keys: keys, values: values)
             return index
@@ -103,7 +127,7 @@ private struct ObjectFlattener {
         case .double(let double): identity = .double(double.bitPattern)
         case .date(let date): identity = .date(date.timeIntervalSinceReferenceDate.bitPattern)
         case .data(let data): identity = .data(data)
-        case .string(let string): identity = .string(ExactString(string: string))
+        case .string(let string): identity = .string(ExactString(string))
         }
         if let existing = shared[identity] {
             return existing
@@ -112,6 +136,53 @@ private struct ObjectFlattener {
         objects.append(.scalar(value))
         shared[identity] = objects.count - 1
         return objects.count - 1
+    }
+
+    /// The entries in UTF-8 byte order of their keys.
+    ///
+    /// Copies every key's bytes into one buffer and sorts plain indices, comparing with
+    /// `memcmp`: sorting the `(String, PropertyListValue)` pairs themselves costs a retain
+    /// and release per move and per comparison, and made sorting most of the encoding time.
+    private static func sortedByKey(_ entries: [String: PropertyListValue]) -> [(key: String, value: PropertyListValue)] {
+        let pairs = Array(entries)
+        var bytes: [UInt8] = []
+        var spans: [(start: Int, count: Int)] = []
+        spans.reserveCapacity(pairs.count)
+        for pair in pairs {
+            var key = pair.key
+            key.withUTF8 { utf8 in
+                spans.append((bytes.count, utf8.count))
+                bytes.append(contentsOf: utf8)
+            }
+        }
+        var order = Array(pairs.indices)
+        bytes.withUnsafeBufferPointer { buffer in
+            let base = buffer.baseAddress
+            order.sort { a, b in
+                let (left, right) = (spans[a], spans[b])
+                let common = min(left.count, right.count)
+                if common > 0, let base {
+                    let difference = compareBytes(base + left.start, base + right.start, count: common)
+                    if difference != 0 { return difference < 0 }
+                }
+                return left.count < right.count
+            }
+        }
+        return order.map { pairs[$0] }
+    }
+
+    /// Grows the tables ahead of a container's children, so they are not rehashed
+    /// repeatedly as a large dictionary is walked.
+    /// Growth stays geometric: reserving exactly what each small container needs would
+    /// reallocate the tables for every one of them.
+    private mutating func reserve(additional: Int) {
+        let needed = objects.count + additional
+        if needed > objects.capacity {
+            objects.reserveCapacity(max(needed, 2 * objects.capacity))
+        }
+        if shared.count + additional > shared.capacity {
+            shared.reserveCapacity(max(shared.count + additional, 2 * shared.capacity))
+        }
     }
 
     /// Appends a placeholder for a container, whose children are added after it.
