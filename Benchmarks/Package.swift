@@ -1,0 +1,34 @@
+// swift-tools-version: 6.3
+import PackageDescription
+
+let package = Package(
+    name: "swift-preferences-benchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "swift-preferences", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "Codec",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "PropertyList", package: "swift-preferences"),
+            ],
+            path: "Benchmarks/Codec",
+            swiftSettings: [.treatAllWarnings(as: .error)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "HostileInput",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "PropertyList", package: "swift-preferences"),
+            ],
+            path: "Benchmarks/HostileInput",
+            swiftSettings: [.treatAllWarnings(as: .error)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
