@@ -7,11 +7,12 @@ import Foundation
 /// A point in time as proleptic Gregorian calendar fields in UTC, for writing and reading
 /// the text forms of dates without Foundation's calendars or formatters.
 ///
-/// The arithmetic is exact integer day counting, so a date written and read back gives the
-/// same `Double` bit for bit. Years run from -999,999 through 999,999 (about ±3·10¹³ seconds
-/// around 2001); a date outside that range, or one that is not finite, cannot be written
-/// as text, and ``init(_:)`` moves it to the nearest end of the range (NaN to the
-/// reference date 2001-01-01T00:00:00Z) rather than failing, so that any value can be printed.
+/// The arithmetic is exact integer day counting and the sub-second part is kept as decimal
+/// digits, chosen so that a date written and read back gives the same `Double` bit for bit.
+/// Years run from -999,999 through 999,999 (about ±3·10¹³ seconds around 2001); a date
+/// outside that range, or one that is not finite, cannot be written as text, and
+/// ``init(_:)`` moves it to the nearest end of the range (NaN to the reference date
+/// 2001-01-01T00:00:00Z) rather than failing, so that any value can be printed.
 struct CalendarTime: Equatable {
     /// The year, astronomical numbering (year 0 is 1 BC).
     var year: Int
@@ -25,8 +26,8 @@ struct CalendarTime: Equatable {
     var minute: Int
     /// The whole second, 0...59.
     var second: Int
-    /// The part of a second, in 0 ..< 1. Exact: it is `t - floor(t)` of the date's seconds.
-    var fraction: Double
+    /// The decimal digits of the part of a second after the point; empty for a whole second.
+    var fractionDigits: String
 
     /// The greatest distance from the reference date, in seconds, that text dates cover.
     static let maximumMagnitude: Double = 30_000_000_000_000
@@ -40,9 +41,16 @@ struct CalendarTime: Equatable {
         if seconds.isNaN { seconds = 0 }
         seconds = min(max(seconds, -Self.maximumMagnitude), Self.maximumMagnitude)
         let whole = seconds.rounded(.down)
-        // Both parts are exact: `whole` is an integer below 2^53 and the difference of two
-        // doubles this close together is representable.
-        fraction = seconds - whole
+        if whole == -1 {
+            // In the second before the reference date the fraction 1 + t is not always a
+            // double, so it is kept as the decimal complement of t's digits (see `date`).
+            fractionDigits = seconds == -1 ? "" : Self.complement(Self.shortestDigits(-seconds)) ?? ""
+        } else {
+            // Exact: t and floor(t) are within a factor of two of each other (or t < 1), so
+            // their difference is a double, and its shortest digits read back to it.
+            let fraction = seconds - whole
+            fractionDigits = fraction == 0 ? "" : Self.shortestDigits(fraction)
+        }
         let total = Int(whole)
         let (days, secondOfDay) = Self.floorDivide(total, 86_400)
         (year, month, day) = Self.civil(fromDaysSince1970: days + Self.referenceDay)
@@ -52,12 +60,12 @@ struct CalendarTime: Equatable {
     }
 
     /// Fields read from text, or nil if they do not name a real time (month 13, February
-    /// 30th, hour 24, second 60, a year beyond ±999,999).
-    init?(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, fraction: Double) {
+    /// 30th, hour 24, second 60, a year beyond ±999,999) or the fraction is not digits.
+    init?(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, fractionDigits: String) {
         guard (-999_999...999_999).contains(year), (1...12).contains(month),
             (1...Self.daysIn(month: month, year: year)).contains(day),
             (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second),
-            fraction >= 0, fraction < 1
+            fractionDigits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
         else { return nil }
         self.year = year
         self.month = month
@@ -65,14 +73,23 @@ struct CalendarTime: Equatable {
         self.hour = hour
         self.minute = minute
         self.second = second
-        self.fraction = fraction
+        self.fractionDigits = fractionDigits
     }
 
     /// The date these fields name.
     var date: Date {
         let days = Self.daysSince1970(year: year, month: month, day: day) - Self.referenceDay
         let whole = days * 86_400 + hour * 3600 + minute * 60 + second
-        // Exact when the fraction came from `init(_:)`: whole + fraction was representable.
+        guard !fractionDigits.isEmpty else {
+            return Date(timeIntervalSinceReferenceDate: Double(whole))
+        }
+        if whole == -1 {
+            // t = -(1 - 0.D): one correctly rounded conversion of the exact decimal.
+            let magnitude = Self.complement(fractionDigits).map { Double("0." + $0) ?? 0 } ?? 1
+            return Date(timeIntervalSinceReferenceDate: -magnitude)
+        }
+        // Exact for what `init(_:)` wrote: whole + fraction was a double.
+        let fraction = Double("0." + fractionDigits) ?? 0
         return Date(timeIntervalSinceReferenceDate: Double(whole) + fraction)
     }
 
@@ -87,8 +104,8 @@ struct CalendarTime: Equatable {
     /// zero, then `Z`: ISO 8601 as XML property lists write it.
     var iso8601: String {
         var text = "\(paddedYear)-\(Self.two(month))-\(Self.two(day))T\(Self.two(hour)):\(Self.two(minute)):\(Self.two(second))"
-        if fraction != 0 {
-            text += "." + Self.fractionDigits(fraction)
+        if !fractionDigits.isEmpty {
+            text += "." + fractionDigits
         }
         return text + "Z"
     }
@@ -147,9 +164,9 @@ struct CalendarTime: Equatable {
         value < 10 ? "0\(value)" : "\(value)"
     }
 
-    /// The digits after the point of a fraction in (0, 1), the fewest that read back to it
+    /// The digits after the point of a value in (0, 1), the fewest that read back to it
     /// exactly (Swift's shortest round-trip digits, written out without an exponent).
-    static func fractionDigits(_ fraction: Double) -> String {
+    static func shortestDigits(_ fraction: Double) -> String {
         let text = fraction.description
         guard let exponentIndex = text.firstIndex(where: { $0 == "e" || $0 == "E" }) else {
             // "0.25": everything after the point.
@@ -159,5 +176,21 @@ struct CalendarTime: Equatable {
         let mantissa = text[..<exponentIndex].filter { $0 != "." }
         let exponent = Int(text[text.index(after: exponentIndex)...]) ?? 0
         return String(repeating: "0", count: max(0, -exponent - 1)) + mantissa
+    }
+
+    /// The digits E with 0.E = 1 - 0.D exactly, as many as D has; nil if D is all zeros
+    /// (then 1 - 0.D is 1).
+    static func complement(_ digits: String) -> String? {
+        var result = [UInt8](digits.utf8)
+        guard result.contains(where: { $0 != UInt8(ascii: "0") }) else { return nil }
+        // 10^n - D: subtract from the right, the first non-zero digit from 10, the rest from 9.
+        var index = result.count - 1
+        while result[index] == UInt8(ascii: "0") { index -= 1 }
+        result[index] = UInt8(ascii: "0") + 10 - (result[index] - UInt8(ascii: "0"))
+        while index > 0 {
+            index -= 1
+            result[index] = UInt8(ascii: "0") + 9 - (result[index] - UInt8(ascii: "0"))
+        }
+        return String(decoding: result, as: UTF8.self)
     }
 }
