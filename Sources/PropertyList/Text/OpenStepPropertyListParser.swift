@@ -377,14 +377,7 @@ struct OpenStepPropertyListParser {
 
     /// The character at `offset`, quoted, or its code point if it is not printable.
     private func character(at offset: Int) -> String {
-        var iterator = UnsafeRawBufferPointer(rebasing: bytes[offset...]).makeIterator()
-        var decoder = UTF8()
-        guard case .scalarValue(let scalar) = decoder.decode(&iterator) else { return "a byte that is not UTF-8" }
-        if scalar.value < 0x20 || scalar.value == 0x7F {
-            let hex = String(scalar.value, radix: 16, uppercase: true)
-            return "U+" + String(repeating: "0", count: 4 - hex.count) + hex
-        }
-        return "'\(scalar)'"
+        PropertyListError.describeCharacter(at: offset, in: bytes)
     }
 
     private static func quoted(_ key: String) -> String {
