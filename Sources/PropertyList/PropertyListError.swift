@@ -26,7 +26,8 @@ public struct PropertyListError: Error, Sendable, Hashable, CustomStringConverti
         public static let invalidMarker = Code("invalidMarker")
         /// A valid object of a type preferences do not hold (null, UID, set, fill).
         public static let unsupportedType = Code("unsupportedType")
-        /// A string's bytes are not valid ASCII or UTF-16.
+        /// A string's bytes are not valid in its encoding (ASCII, UTF-8 or UTF-16), or an
+        /// escape in a text property list names an unpaired UTF-16 surrogate.
         public static let invalidString = Code("invalidString")
         /// A dictionary key is not a string.
         public static let invalidKey = Code("invalidKey")
@@ -40,6 +41,30 @@ public struct PropertyListError: Error, Sendable, Hashable, CustomStringConverti
         public static let tooManyObjects = Code("tooManyObjects")
         /// Shared references expand to more objects than the limit.
         public static let tooManyExpandedObjects = Code("tooManyExpandedObjects")
+        /// A text property list does not follow its grammar: an unexpected character, a
+        /// missing separator, a malformed or mismatched tag, an unknown element.
+        public static let syntax = Code("syntax")
+        /// A text property list is longer than its decoder's input cap; it is refused before
+        /// any of it is parsed.
+        public static let inputTooLarge = Code("inputTooLarge")
+        /// Something other than whitespace or comments follows the top-level value.
+        public static let trailingContent = Code("trailingContent")
+        /// The text is not UTF-8 (a UTF-16 or UTF-32 byte order mark, or a declared encoding
+        /// the decoder does not read).
+        public static let unsupportedEncoding = Code("unsupportedEncoding")
+        /// An XML document type declaration declares entities. Entity expansion is how
+        /// "billion laughs" and external-entity attacks work, so such documents are refused
+        /// rather than processed.
+        public static let entityDeclaration = Code("entityDeclaration")
+        /// An XML entity or character reference is not one of the five predefined entities
+        /// or does not name a Unicode scalar value.
+        public static let invalidEntity = Code("invalidEntity")
+        /// The text of an integer or real is not a number of that kind.
+        public static let invalidNumber = Code("invalidNumber")
+        /// The text of a date is not a valid ISO 8601 UTC date.
+        public static let invalidDate = Code("invalidDate")
+        /// The text of data is not valid base64 (XML) or hexadecimal (OpenStep).
+        public static let invalidData = Code("invalidData")
     }
 
     /// The kind of failure.

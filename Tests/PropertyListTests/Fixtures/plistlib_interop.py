@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The other side of the interop tests: CPython's plistlib, a codec no one here wrote.
 
-  plistlib_interop.py write DIR   writes every case this side can express to DIR/<name>.bplist
-  plistlib_interop.py check DIR   reads DIR/<name>.bplist (written by our encoder) and compares
-                                  each to this file's own expectation; exit 1 on any mismatch
+  plistlib_interop.py write DIR       writes every case this side can express to DIR/<name>.bplist
+  plistlib_interop.py check DIR       reads DIR/<name>.bplist (written by our encoder) and compares
+                                      each to this file's own expectation; exit 1 on any mismatch
+  plistlib_interop.py write-xml DIR   the same in plistlib's FMT_XML, to DIR/<name>.xml
+  plistlib_interop.py check-xml DIR   reads DIR/<name>.xml written by our XML encoder
 
 The expected values here are written independently of the Swift test's, so a mistake in
 one side's idea of a value shows up as a mismatch instead of cancelling out.
@@ -95,20 +97,50 @@ def same(a, b):
     return a == b
 
 
-def write(directory):
-    for name, (value, writable) in CASES.items():
+# XML can carry fewer of the cases: plistlib refuses control characters in XML strings, and
+# its XML dates have no part of a second (our encoder writes one when there is one, which
+# plistlib cannot parse), so those cases stay binary-only.
+XML_SKIPPED = {"string_nul", "date_1900_half_second", "date_2200_quarter_second"}
+
+# Cases only the XML exchange has: markup characters, whitespace and dates to the second.
+XML_EXTRA_CASES = {
+    "xml_markup_string": ("<a href=\"x\">&amp; ]]> 'q' & < >", True),
+    "xml_markup_keys": ({"<key>": "&", "a&b": "<", "]]>": ">", "x y\tz": "\n"}, True),
+    "xml_whitespace_string": ("  leading and trailing\n\tspaces  ", True),
+    "xml_multiline_string": ("line one\nline two\n\nline four", True),
+    "xml_date_2024": (datetime.datetime(2024, 1, 2, 3, 4, 5), True),
+    "xml_date_1600": (datetime.datetime(1600, 2, 29, 23, 59, 59), True),
+    "xml_data_57_bytes": (bytes(range(57)), True),
+    "xml_data_in_depth": ([[[{"d": bytes(range(200))}]]], True),
+    "xml_int_negative_hex_range": ([-(2**63), 2**64 - 1, -1, 0], True),
+}
+
+# How our 32-bit reals read once written as XML: their shortest Float digits, read by
+# plistlib as a double. float32(0.1) is 0.10000000149011612; the XML text is "0.1".
+XML_FLOAT32_AS_DOUBLE = {"float32_tenth": 0.1, "float32_negative_zero": -0.0}
+
+
+def xml_cases():
+    cases = {name: case for name, case in CASES.items() if name not in XML_SKIPPED}
+    cases.update(XML_EXTRA_CASES)
+    return cases
+
+
+def write(directory, cases, fmt, suffix):
+    for name, (value, writable) in cases.items():
         if writable:
-            with open(os.path.join(directory, name + ".bplist"), "wb") as f:
-                plistlib.dump(value, f, fmt=plistlib.FMT_BINARY)
+            with open(os.path.join(directory, name + suffix), "wb") as f:
+                plistlib.dump(value, f, fmt=fmt)
 
 
-def check(directory):
+def check(directory, cases, fmt, suffix, overrides):
     failures = 0
-    for name, (expected, _) in CASES.items():
-        path = os.path.join(directory, name + ".bplist")
+    for name, (expected, _) in cases.items():
+        expected = overrides.get(name, expected)
+        path = os.path.join(directory, name + suffix)
         try:
             with open(path, "rb") as f:
-                actual = plistlib.load(f, fmt=plistlib.FMT_BINARY)
+                actual = plistlib.load(f, fmt=fmt)
         except Exception as error:  # noqa: BLE001 - report every kind of failure
             print(f"{name}: plistlib could not read it: {error!r}")
             failures += 1
@@ -117,13 +149,18 @@ def check(directory):
             shown = repr(actual)
             print(f"{name}: read {shown[:200]}, expected {repr(expected)[:200]}")
             failures += 1
-    print(f"checked {len(CASES)} cases, {failures} mismatched")
+    print(f"checked {len(cases)} cases, {failures} mismatched")
     return 1 if failures else 0
 
 
 if __name__ == "__main__":
     command, directory = sys.argv[1], sys.argv[2]
     if command == "write":
-        write(directory)
+        write(directory, CASES, plistlib.FMT_BINARY, ".bplist")
         sys.exit(0)
-    sys.exit(check(directory))
+    if command == "write-xml":
+        write(directory, xml_cases(), plistlib.FMT_XML, ".xml")
+        sys.exit(0)
+    if command == "check-xml":
+        sys.exit(check(directory, xml_cases(), plistlib.FMT_XML, ".xml", XML_FLOAT32_AS_DOUBLE))
+    sys.exit(check(directory, CASES, plistlib.FMT_BINARY, ".bplist", {}))
