@@ -8,6 +8,28 @@ public struct PreferencesError: Error, Sendable, Hashable, CustomStringConvertib
 
         /// A domain name that is empty, too long, or has characters outside `[A-Za-z0-9._-]`.
         public static let invalidDomainName = Code("invalidDomainName")
+        /// A domain file or its lock file is a symbolic link; links are never followed, so a
+        /// planted link cannot redirect reads or writes to another file.
+        public static let symbolicLink = Code("symbolicLink")
+        /// A domain file or its lock file is something other than a regular file (a directory,
+        /// FIFO, socket or device).
+        public static let notRegularFile = Code("notRegularFile")
+        /// A domain file or its lock file is owned by a user this process does not trust.
+        public static let wrongOwner = Code("wrongOwner")
+        /// A domain file or its lock file can be written by its group or by other users.
+        public static let insecurePermissions = Code("insecurePermissions")
+        /// A domain file, or the encoding of new values, is larger than the size limit.
+        public static let tooLarge = Code("tooLarge")
+        /// A domain file is not a valid binary property list; the reason carries the
+        /// decoder's description of what is wrong and where.
+        public static let corrupt = Code("corrupt")
+        /// A domain file is a valid property list whose top-level value is not a dictionary.
+        public static let notADictionary = Code("notADictionary")
+        /// Another process held a domain's lock for longer than the configured timeout.
+        public static let lockTimeout = Code("lockTimeout")
+        /// A system call on a domain's file or directory failed; ``PreferencesError/errno``
+        /// says why.
+        public static let io = Code("io")
     }
 
     /// The kind of failure.

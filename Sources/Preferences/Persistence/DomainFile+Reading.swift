@@ -1,0 +1,119 @@
+import SystemPackage
+
+extension DomainFile {
+    /// Reads the file safely; nil if it does not exist.
+    ///
+    /// The file is opened without following links, without blocking (so a FIFO planted at the
+    /// path cannot hang the reader) and close-on-exec, then checked through its open
+    /// descriptor against `policy` before a byte is decoded, read whole within the size
+    /// limit, and decoded with the bounded binary decoder. A read never changes the file.
+    ///
+    /// - Throws: ``PreferencesError`` naming the path and the reason: `symbolicLink`,
+    ///   `notRegularFile`, `wrongOwner`, `insecurePermissions`, `tooLarge`, `corrupt`,
+    ///   `notADictionary`, or `io` with the errno of the call that failed.
+    func read(policy: FilePolicy) throws(PreferencesError) -> DomainContents? {
+        guard let (bytes, identity) = try readCheckedBytes(policy: policy) else { return nil }
+        return try decode(bytes, identity: identity)
+    }
+
+    /// Opens, checks and reads the whole file; nil if it does not exist.
+    ///
+    /// The identity is taken before reading, so a file rewritten in place while it is read
+    /// has a newer identity than the one returned, and the next change check reloads it
+    /// rather than keeping a torn read.
+    func readCheckedBytes(policy: FilePolicy) throws(PreferencesError) -> (bytes: [UInt8], identity: FileIdentity)? {
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try Errno.typed {
+                try FileDescriptor.open(
+                    FilePath(path), .readOnly, options: [.noFollow, .closeOnExec, .nonBlocking])
+            }
+        } catch {
+            switch error {
+            case .noSuchFileOrDirectory:
+                return nil
+            case .tooManySymbolicLinkLevels:
+                throw PreferencesError(
+                    .symbolicLink, path: path, errno: error.rawValue,
+                    "the domain file is a symbolic link; links are never followed, so replace it with the file itself")
+            case .noSuchAddressOrDevice:
+                // What opening a Unix socket gives.
+                throw PreferencesError(
+                    .notRegularFile, path: path, errno: error.rawValue,
+                    "the domain file is a socket or device, not a regular file; remove it so that a regular file can take its place")
+            default:
+                throw PreferencesError(
+                    .io, path: path, errno: error.rawValue, "the domain file could not be opened for reading: \(error)")
+            }
+        }
+        // A read-only descriptor has nothing to flush, so a failed close cannot lose data.
+        defer { try? descriptor.close() }
+
+        let status: Stat
+        do {
+            status = try descriptor.stat()
+        } catch {
+            throw PreferencesError(.io, path: path, errno: error.rawValue, "the domain file's status could not be read: \(error)")
+        }
+        try policy.check(status, path: path, role: "the domain file")
+        let bytes = try readAll(descriptor, expectedSize: Int(status.size), limit: policy.sizeLimit)
+        return (bytes, FileIdentity(status))
+    }
+
+    /// Decodes a domain file's bytes into its values.
+    func decode(_ bytes: [UInt8], identity: FileIdentity) throws(PreferencesError) -> DomainContents {
+        let top: PropertyListValue
+        do {
+            top = try BinaryPropertyListDecoder().decode(bytes)
+        } catch {
+            throw PreferencesError(
+                .corrupt, path: path, "the domain file is not a valid binary property list: \(error.description)")
+        }
+        guard case .dictionary(let values) = top else {
+            throw PreferencesError(
+                .notADictionary, path: path,
+                "the domain file's top-level value is \(Self.withArticle(top.typeName)), not a dictionary")
+        }
+        return DomainContents(values: values, identity: identity, byteCount: bytes.count)
+    }
+
+    /// Reads from the descriptor to its end, refusing to hold more than `limit` bytes.
+    ///
+    /// The size from `fstat` is only a hint: a file can grow while it is read, so the limit
+    /// is enforced on the bytes actually read, never on the size reported.
+    private func readAll(_ descriptor: FileDescriptor, expectedSize: Int, limit: Int) throws(PreferencesError) -> [UInt8] {
+        // One byte more than expected, so reaching the end takes a single extra read.
+        var buffer = [UInt8](repeating: 0, count: min(max(expectedSize, 0), limit) + 1)
+        var count = 0
+        while true {
+            if count == buffer.count {
+                let grown = min(buffer.count * 2, limit + 1)
+                buffer.append(contentsOf: repeatElement(0, count: grown - buffer.count))
+            }
+            let start = count
+            let received: Int
+            do {
+                received = try Errno.typed {
+                    try buffer.withUnsafeMutableBytes { bytes in
+                        try descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[start...]))
+                    }
+                }
+            } catch {
+                throw PreferencesError(.io, path: path, errno: error.rawValue, "the domain file could not be read: \(error)")
+            }
+            if received == 0 { break }
+            count += received
+            if count > limit {
+                throw PreferencesError(
+                    .tooLarge, path: path, "the domain file grew past the limit of \(limit) bytes while it was read")
+            }
+        }
+        buffer.removeSubrange(count...)
+        return buffer
+    }
+
+    /// A type name with "a" or "an" in front.
+    private static func withArticle(_ name: String) -> String {
+        (name.first.map { "aeiou".contains($0) } ?? false) ? "an \(name)" : "a \(name)"
+    }
+}

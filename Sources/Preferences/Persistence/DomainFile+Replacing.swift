@@ -1,0 +1,190 @@
+import Synchronization
+import SystemPackage
+
+extension DomainFile {
+    /// Numbers this process's temporary files, so concurrent writers in one process never
+    /// pick the same name (the process ID separates processes).
+    private static let temporaryFileCounter = Atomic<UInt64>(0)
+
+    /// The most names tried when one is taken: for a temporary file (left by an earlier
+    /// process with the same ID) or for a corrupt file kept aside (several in one second).
+    private static let maximumNameAttempts = 1000
+
+    /// Atomically replaces the file with `bytes`; the caller holds the domain's lock.
+    ///
+    /// The bytes go to a fresh temporary file in the same directory, which is synced and
+    /// renamed over the file, and then the directory is synced so the rename itself is
+    /// durable. Until the rename, the old file is untouched: any failure before it removes
+    /// the temporary file (and the corrupt file's second name) and throws.
+    ///
+    /// - Parameter keepingCorruptFileAside: The current file is corrupt: give it a
+    ///   `.corrupt-<time>` name first, so its bytes survive the replacement.
+    /// - Returns: The identity of the new file, from its own descriptor after the rename.
+    func replace(with bytes: [UInt8], keepingCorruptFileAside: Bool) throws(PreferencesError) -> FileIdentity {
+        let (temporaryPath, descriptor) = try createTemporaryFile()
+        var asidePath: FilePath?
+        do throws(PreferencesError) {
+            try fill(descriptor, with: bytes, path: temporaryPath)
+            if keepingCorruptFileAside { asidePath = try keepCorruptFileAside() }
+            do {
+                try SystemCalls.rename(temporaryPath, to: FilePath(path))
+            } catch {
+                throw PreferencesError(
+                    .io, path: path, errno: error.rawValue,
+                    "the new domain file could not be renamed into place: \(error); the old file is unchanged")
+            }
+        } catch {
+            // The descriptor is only written, never synced again: its data no longer matters.
+            try? descriptor.close()
+            try? SystemCalls.unlink(temporaryPath)
+            // The aside name is a second link to the unchanged original, so dropping it loses nothing.
+            if let asidePath { try? SystemCalls.unlink(asidePath) }
+            throw error
+        }
+
+        // The new file is in place. Its status is read through its descriptor, which still
+        // names exactly this inode whatever happens at the path, and after the rename,
+        // because rename changes the status-change time.
+        let status = Result { () throws(Errno) in try descriptor.stat() }
+        // The data is already synced, so a failed close cannot lose it.
+        try? descriptor.close()
+        try syncDirectory(after: "replaced")
+        switch status {
+        case .success(let status):
+            return FileIdentity(status)
+        case .failure(let error):
+            throw PreferencesError(
+                .io, path: path, errno: error.rawValue, "the new domain file was written but its status could not be read: \(error)")
+        }
+    }
+
+    /// Removes the file instead of writing an empty one; the caller holds the domain's lock.
+    ///
+    /// - Parameter keepingCorruptFileAside: The current file is corrupt: give it a
+    ///   `.corrupt-<time>` name first, so its bytes survive.
+    func remove(keepingCorruptFileAside: Bool) throws(PreferencesError) {
+        let asidePath = keepingCorruptFileAside ? try keepCorruptFileAside() : nil
+        do {
+            try SystemCalls.unlink(FilePath(path))
+        } catch {
+            if let asidePath { try? SystemCalls.unlink(asidePath) }
+            // Already gone is what was wanted (only a writer ignoring the lock can do that).
+            guard error == .noSuchFileOrDirectory else {
+                throw PreferencesError(.io, path: path, errno: error.rawValue, "the domain file could not be removed: \(error)")
+            }
+        }
+        try syncDirectory(after: "removed")
+    }
+
+    /// Creates a new, empty temporary file `.<fileName>.tmp-<pid>-<n>`, mode 0600.
+    ///
+    /// `O_EXCL` and `O_NOFOLLOW` make the file certainly new and ours: a name that is
+    /// taken, even by a link, is skipped rather than reused.
+    private func createTemporaryFile() throws(PreferencesError) -> (FilePath, FileDescriptor) {
+        let processID = SystemCalls.processID()
+        for _ in 0..<Self.maximumNameAttempts {
+            let number = Self.temporaryFileCounter.wrappingAdd(1, ordering: .relaxed).oldValue
+            let candidate = FilePath(siblingPath("\(temporaryFilePrefix)\(processID)-\(number)"))
+            do {
+                let descriptor = try Errno.typed {
+                    try FileDescriptor.open(
+                        candidate, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+                        permissions: .ownerReadWrite)
+                }
+                return (candidate, descriptor)
+            } catch {
+                if error == .fileExists { continue }
+                throw PreferencesError(
+                    .io, path: candidate.string, errno: error.rawValue,
+                    "a temporary file for the new domain file could not be created: \(error); the old file is unchanged")
+            }
+        }
+        throw PreferencesError(
+            .io, path: directory, errno: Errno.fileExists.rawValue,
+            "no free temporary file name was found for \(fileName); the old file is unchanged")
+    }
+
+    /// Sets the mode to exactly 0600, writes every byte and syncs the temporary file.
+    ///
+    /// The mode is set explicitly because `open` filters it through the umask.
+    /// `writeAll` loops over short writes and retries `EINTR`. A failed `fsync` is never
+    /// retried: the caller discards the file.
+    private func fill(_ descriptor: FileDescriptor, with bytes: [UInt8], path temporaryPath: FilePath) throws(PreferencesError) {
+        do {
+            try SystemCalls.fchmod(descriptor, .ownerReadWrite)
+        } catch {
+            throw failure(error, "could not set the mode of the temporary file", temporaryPath)
+        }
+        do {
+            _ = try Errno.typed { try descriptor.writeAll(bytes) }
+        } catch {
+            throw failure(error, "could not write the temporary file", temporaryPath)
+        }
+        do {
+            try SystemCalls.fsync(descriptor)
+        } catch {
+            throw failure(error, "could not sync the temporary file to disk", temporaryPath)
+        }
+    }
+
+    /// An `io` error about the new file that says the old file is unchanged.
+    private func failure(_ error: Errno, _ what: String, _ temporaryPath: FilePath) -> PreferencesError {
+        PreferencesError(
+            .io, path: temporaryPath.string, errno: error.rawValue,
+            "\(what): \(error); the old domain file \(path) is unchanged")
+    }
+
+    /// Gives the corrupt current file a second name, `<fileName>.corrupt-<yyyyMMdd'T'HHmmss>`
+    /// in UTC (with `-2`, `-3`, … if taken), and returns it.
+    ///
+    /// A hard link rather than a rename keeps the file at its own name until the replacement
+    /// is renamed over it, so a failure in between leaves everything as it was; `link` never
+    /// replaces an existing name, so an earlier corrupt file is never overwritten.
+    private func keepCorruptFileAside() throws(PreferencesError) -> FilePath {
+        let base = "\(fileName).corrupt-\(Self.utcTimestamp())"
+        for attempt in 1...Self.maximumNameAttempts {
+            let candidate = FilePath(siblingPath(attempt == 1 ? base : "\(base)-\(attempt)"))
+            do {
+                try SystemCalls.link(FilePath(path), as: candidate)
+                return candidate
+            } catch {
+                if error == .fileExists { continue }
+                throw PreferencesError(
+                    .io, path: path, errno: error.rawValue,
+                    "the corrupt domain file could not be kept aside as \(candidate): \(error); nothing was written")
+            }
+        }
+        throw PreferencesError(
+            .io, path: path, errno: Errno.fileExists.rawValue,
+            "no free name was found to keep the corrupt domain file aside; nothing was written")
+    }
+
+    /// Syncs the directory, so that a rename or removal in it survives a crash.
+    ///
+    /// - Parameter change: What happened to the domain file, for the error: "replaced" or
+    ///   "removed".
+    private func syncDirectory(after change: String) throws(PreferencesError) {
+        do {
+            let descriptor = try Errno.typed {
+                try FileDescriptor.open(FilePath(directory), .readOnly, options: [.directory, .closeOnExec])
+            }
+            defer { try? descriptor.close() }
+            try SystemCalls.fsync(descriptor)
+        } catch {
+            throw PreferencesError(
+                .io, path: directory, errno: error.rawValue,
+                "the domain file was \(change), but its directory could not be synced to disk (\(error)), so the change may not survive a crash")
+        }
+    }
+
+    /// The current UTC time as `yyyyMMdd'T'HHmmss`.
+    private static func utcTimestamp() -> String {
+        let now = SystemCalls.utcNow()
+        func pad(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return pad(now.year, 4) + pad(now.month, 2) + pad(now.day, 2) + "T" + pad(now.hour, 2) + pad(now.minute, 2)
+            + pad(now.second, 2)
+    }
+}

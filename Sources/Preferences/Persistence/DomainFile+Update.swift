@@ -1,0 +1,153 @@
+import SystemPackage
+
+extension DomainFile {
+    /// Locked read-modify-write: takes the domain's lock, re-reads the current file, lets
+    /// `body` change the values, writes the result atomically, and unlocks.
+    ///
+    /// The steps, all under the lock so that writers in any process serialise:
+    /// 1. The directory is created if missing (mode 0700, if the policy allows).
+    /// 2. Temporary files of this domain left by a killed writer are removed.
+    /// 3. The file is re-read. A missing file starts from no values. A corrupt file, or one
+    ///    whose top value is not a dictionary, starts from `fallback` (the caller's last good
+    ///    values) and is kept aside as `<fileName>.corrupt-<UTC time>` once something is
+    ///    written. An unsafe file (link, other owner, group- or world-writable, not regular,
+    ///    too large) is an error and is left alone.
+    /// 4. `body` changes the values. If they equal what is on disk, nothing is written; if they
+    ///    are empty, the file is removed rather than written empty; otherwise they are written
+    ///    to a fresh temporary file, synced, and renamed over the file, and the directory is
+    ///    synced.
+    ///
+    /// On any failure the temporary file is removed and the old file is left byte-identical.
+    ///
+    /// - Parameters:
+    ///   - policy: The trust rules, size limit and lock timeout.
+    ///   - fallback: The values to start from when the file on disk is corrupt.
+    ///   - body: Changes the values; it runs while the lock is held, so it must not block or
+    ///     call out to observers. If it throws, nothing is written.
+    /// - Returns: `body`'s result, and what is on disk afterwards (nil if there is no file).
+    ///   The returned identity equals a later ``identity()`` until someone else writes.
+    /// - Throws: ``PreferencesError``: the read errors of ``read(policy:)`` for unsafe files,
+    ///   `lockTimeout`, `tooLarge` when the new values encode to more than the size limit, or
+    ///   `io` with the errno of the call that failed.
+    func update<Result>(
+        policy: FilePolicy,
+        recovering fallback: [String: PropertyListValue],
+        _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
+    ) throws(PreferencesError) -> (result: Result, contents: DomainContents?) {
+        try ensureDirectory(policy: policy)
+        let lock = try DomainFileLock(path: lockPath, policy: policy)
+        // The lock must be held until every step below is done, whichever way this returns.
+        defer { withExtendedLifetime(lock) {} }
+
+        // Writers only create temporary files while holding the lock, so any found now
+        // belongs to a writer that died before it could remove its own.
+        removeOrphanedTemporaryFiles()
+
+        var current: DomainContents?
+        var isCorrupt = false
+        var values: [String: PropertyListValue]
+        do {
+            current = try read(policy: policy)
+            values = current?.values ?? [:]
+        } catch {
+            guard error.code == .corrupt || error.code == .notADictionary else { throw error }
+            current = nil
+            isCorrupt = true
+            values = fallback
+        }
+
+        let result = try body(&values)
+
+        // A corrupt file is never "unchanged": its replacement (or removal) is due.
+        if !isCorrupt && values == (current?.values ?? [:]) {
+            return (result, current)
+        }
+        if values.isEmpty {
+            try remove(keepingCorruptFileAside: isCorrupt)
+            return (result, nil)
+        }
+        let bytes = try encode(values, limit: policy.sizeLimit)
+        let identity = try replace(with: bytes, keepingCorruptFileAside: isCorrupt)
+        return (result, DomainContents(values: values, identity: identity, byteCount: bytes.count))
+    }
+
+    /// Creates the directory and any missing parents, mode 0700, unless it exists.
+    ///
+    /// `mkdir` filters 0700 through the umask, which can only remove bits, so a created
+    /// directory is never more open than 0700.
+    private func ensureDirectory(policy: FilePolicy) throws(PreferencesError) {
+        let status: Stat
+        do {
+            status = try FilePath(directory).stat()
+        } catch {
+            guard error == .noSuchFileOrDirectory else {
+                throw PreferencesError(
+                    .io, path: directory, errno: error.rawValue, "the preferences directory could not be examined: \(error)")
+            }
+            try createDirectory(policy: policy)
+            return
+        }
+        guard status.type == .directory else {
+            throw PreferencesError(
+                .io, path: directory, errno: Errno.notDirectory.rawValue, "the preferences directory is not a directory")
+        }
+    }
+
+    /// Creates the missing directory and its missing parents, if the policy allows.
+    private func createDirectory(policy: FilePolicy) throws(PreferencesError) {
+        guard policy.createsDirectory else {
+            throw PreferencesError(
+                .io, path: directory, errno: Errno.noSuchFileOrDirectory.rawValue,
+                "the preferences directory does not exist and this store is configured not to create it")
+        }
+        var prefix = FilePath("/")
+        for component in FilePath(directory).components {
+            prefix.append(component)
+            do {
+                try SystemCalls.mkdir(prefix, .ownerReadWriteExecute)
+            } catch {
+                // Existing parents are expected; one that is not a directory makes the next
+                // mkdir (or the lock file's open) fail with ENOTDIR.
+                if error == .fileExists { continue }
+                throw PreferencesError(
+                    .io, path: prefix.string, errno: error.rawValue, "the preferences directory could not be created: \(error)")
+            }
+        }
+    }
+
+    /// Removes this domain's temporary files, which only an interrupted writer leaves behind.
+    ///
+    /// Only names of exactly this domain's form, `.<fileName>.tmp-<digits>-<digits>`, are
+    /// removed: the prefix alone could also begin another domain's temporary file name.
+    /// Failures are ignored: an orphan that cannot be removed costs only space, and the
+    /// next update tries again.
+    private func removeOrphanedTemporaryFiles() {
+        guard let names = try? SystemCalls.directoryEntries(FilePath(directory)) else { return }
+        let prefix = temporaryFilePrefix
+        for name in names where name.hasPrefix(prefix) {
+            let suffix = name.utf8.dropFirst(prefix.utf8.count)
+            let parts = suffix.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+            let isOurs =
+                parts.count == 2
+                && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }
+            if isOurs { try? SystemCalls.unlink(FilePath(siblingPath(name))) }
+        }
+    }
+
+    /// Encodes the values, refusing an encoding larger than the size limit.
+    private func encode(_ values: [String: PropertyListValue], limit: Int) throws(PreferencesError) -> [UInt8] {
+        let bytes: [UInt8]
+        do {
+            bytes = try BinaryPropertyListEncoder().encode(.dictionary(values))
+        } catch {
+            throw PreferencesError(
+                .tooLarge, path: path, "the new values exceed the property-list limits: \(error.description); nothing was written")
+        }
+        guard bytes.count <= limit else {
+            throw PreferencesError(
+                .tooLarge, path: path,
+                "the new values encode to \(bytes.count) bytes, over the limit of \(limit) bytes; nothing was written")
+        }
+        return bytes
+    }
+}

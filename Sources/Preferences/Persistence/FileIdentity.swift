@@ -1,0 +1,40 @@
+import SystemPackage
+
+/// What a domain file looked like on disk at one moment, for cheap change detection.
+///
+/// Writers replace domain files by rename, so a new version is a new inode; editors that write
+/// in place change the size or the times instead. Comparing two identities therefore tells
+/// whether a file may have changed without reading it. The status-change time is included
+/// because it also moves on `chmod`, `chown` and rename, which the modification time does not.
+struct FileIdentity: Sendable, Hashable {
+    /// The device the file is on (`st_dev`).
+    let device: UInt64
+    /// The file's inode number on that device (`st_ino`).
+    let inode: UInt64
+    /// The file's size in bytes (`st_size`).
+    let size: Int64
+    /// The last modification of the file's contents, in nanoseconds since 1970 (`st_mtim`).
+    let modificationTime: Int64
+    /// The last change of the file's contents or metadata, in nanoseconds since 1970
+    /// (`st_ctim`).
+    let statusChangeTime: Int64
+
+    /// Creates an identity from its parts.
+    init(device: UInt64, inode: UInt64, size: Int64, modificationTime: Int64, statusChangeTime: Int64) {
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.modificationTime = modificationTime
+        self.statusChangeTime = statusChangeTime
+    }
+
+    /// Creates the identity of the file a `stat` result describes.
+    init(_ status: Stat) {
+        self.init(
+            device: UInt64(status.deviceID.rawValue),
+            inode: UInt64(status.inode.rawValue),
+            size: status.size,
+            modificationTime: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
+            statusChangeTime: Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec))
+    }
+}

@@ -1,0 +1,65 @@
+import SystemPackage
+
+extension FilePolicy {
+    /// Checks that an open file may be trusted, from its `fstat`.
+    ///
+    /// The file must be a regular file, owned by one of ``trustedOwners``, not writable by its
+    /// group or by others, and no larger than ``sizeLimit``. The status comes from the open
+    /// descriptor, not the path, so the file checked is the file that will be read, even if
+    /// the path is replaced in between.
+    ///
+    /// - Parameters:
+    ///   - status: The file's status from its open descriptor.
+    ///   - path: The file's path, for the error.
+    ///   - role: What the file is, for the error's wording, e.g. "the domain file".
+    func check(_ status: Stat, path: String, role: String) throws(PreferencesError) {
+        guard status.type == .regular else {
+            throw PreferencesError(
+                .notRegularFile, path: path,
+                "\(role) is \(Self.describe(status.type)), not a regular file; remove it so that a regular file can take its place")
+        }
+        let owner = status.userID.rawValue
+        guard trustedOwners.contains(owner) else {
+            throw PreferencesError(
+                .wrongOwner, path: path,
+                "\(role) is owned by uid \(owner), not by \(describeTrustedOwners()); a file owned by another user is never trusted, so check who created it, then chown or remove it")
+        }
+        let permissions = status.permissions
+        guard permissions.isDisjoint(with: [.groupWrite, .otherWrite]) else {
+            throw PreferencesError(
+                .insecurePermissions, path: path,
+                "\(role) is group- or world-writable (mode \(Self.octal(permissions))), so other users could change it; run chmod go-w on it")
+        }
+        guard status.size <= Int64(sizeLimit) else {
+            throw PreferencesError(
+                .tooLarge, path: path, "\(role) is \(status.size) bytes, over the limit of \(sizeLimit) bytes")
+        }
+    }
+
+    /// The trusted owners in words, e.g. "uid 1000 (the user running this program)".
+    private func describeTrustedOwners() -> String {
+        let me = SystemCalls.effectiveUserID()
+        if trustedOwners == [me] { return "uid \(me) (the user running this program)" }
+        if trustedOwners.isEmpty { return "any trusted user (none are configured)" }
+        return "any of the trusted uids " + trustedOwners.map(String.init).joined(separator: ", ")
+    }
+
+    /// A file type in words, with its article.
+    private static func describe(_ type: FileType) -> String {
+        switch type {
+        case .directory: "a directory"
+        case .fifo: "a FIFO (named pipe)"
+        case .socket: "a socket"
+        case .characterSpecial: "a character device"
+        case .blockSpecial: "a block device"
+        case .symbolicLink: "a symbolic link"
+        default: "a special file"
+        }
+    }
+
+    /// Permission bits as `chmod` writes them, e.g. `0664`.
+    static func octal(_ permissions: FilePermissions) -> String {
+        let digits = String(permissions.rawValue & 0o7777, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+}

@@ -1,0 +1,38 @@
+import Glibc
+import Testing
+
+@testable import Preferences
+
+@Suite("Domain file writes under injected faults")
+struct DomainFileFaultTests {
+    /// Whether strace is here to inject faults (the test scripts install it).
+    static let canInjectFaults = installedProgram("strace") != nil
+
+    @Test(
+        "a failing write, fsync or rename leaves the old file byte-identical and no temporary file",
+        .enabled(if: canInjectFaults, "strace is not installed"),
+        arguments: [("write", "ENOSPC", ENOSPC), ("fsync", "EIO", EIO), ("rename", "ENOSPC", ENOSPC)])
+    func failedStep(syscall: String, errorName: String, errno expected: Int32) throws {
+        let fixture = try DomainFileFixture()
+        _ = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["a"] = 1 }
+        let before = try #require(FileSnapshot(fixture.file.path))
+
+        let (outcome, trace) = try withInjectedFault(syscall, error: errorName) {
+            Result { () throws(PreferencesError) in
+                try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["b"] = 2 }
+            }
+        }
+
+        let error: PreferencesError? = if case .failure(let error) = outcome { error } else { nil }
+        #expect(error?.code == .io)
+        #expect(error?.errno == expected, "\(String(describing: error))")
+        #expect(error?.description.contains("unchanged") == true, "\(String(describing: error))")
+        #expect(FileSnapshot(fixture.file.path) == before)
+        #expect(fixture.entries == [".com.example.plist.lock", "com.example.plist"])
+        // The fault hit exactly one call: in particular a failed fsync is never retried.
+        #expect(trace.count == 1, "\(trace)")
+        // With the fault gone, the same update succeeds.
+        _ = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["b"] = 2 }
+        #expect(try fixture.file.read(policy: FilePolicy())?.values == ["a": 1, "b": 2])
+    }
+}

@@ -1,0 +1,366 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+@testable import Preferences
+
+@Suite("Domain files")
+struct DomainFileTests {
+    /// Values of every property-list type, with keys that need no escaping anywhere.
+    static let sampleValues: [String: PropertyListValue] = [
+        "string": "hello",
+        "integer": 42,
+        "negative": -7,
+        "bool": true,
+        "double": 2.5,
+        "data": .data(Data([0, 1, 2, 255])),
+        "date": .date(Date(timeIntervalSinceReferenceDate: 12345)),
+        "array": ["a", 1, false],
+        "dictionary": ["nested": ["deeper": "yes"]],
+        "key.with.dots @ and spaces": "ok",
+        "naïve ключ 🚀": "unicode",
+    ]
+
+    @Test("the path joins the directory and the file name, and the lock file is hidden beside it")
+    func paths() {
+        let file = DomainFile(directory: "/var/prefs/", fileName: "com.example.plist")
+        #expect(file.path == "/var/prefs/com.example.plist")
+        #expect(file.lockPath == "/var/prefs/.com.example.plist.lock")
+        #expect(DomainFile(directory: "/", fileName: ".GlobalPreferences.plist").path == "/.GlobalPreferences.plist")
+    }
+
+    @Test("a missing file reads as nil and has no identity")
+    func missing() throws {
+        let fixture = try DomainFileFixture()
+        #expect(try fixture.file.read(policy: FilePolicy()) == nil)
+        #expect(fixture.file.identity() == nil)
+        #expect(fixture.entries.isEmpty)
+    }
+
+    @Test("values written by an update read back equal, with the identity and size on disk")
+    func roundTrip() throws {
+        let fixture = try DomainFileFixture()
+        let (count, written) = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { values in
+            values = Self.sampleValues
+            return values.count
+        }
+        #expect(count == Self.sampleValues.count)
+        let contents = try #require(written)
+        #expect(contents.values == Self.sampleValues)
+        #expect(try fixture.file.read(policy: FilePolicy()) == contents)
+        #expect(fixture.file.identity() == contents.identity)
+        #expect(Int64(contents.byteCount) == FileSnapshot(fixture.file.path)?.size)
+        #expect(fixture.entries == [".com.example.plist.lock", "com.example.plist"])
+    }
+
+    @Test("an update creates missing directories 0700 and writes the domain and lock files 0600")
+    func modes() throws {
+        let fixture = try DomainFileFixture(subdirectory: "a/b")
+        _ = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["key"] = "value" }
+        #expect(permissions(of: fixture.directory + "/a") == 0o700)
+        #expect(permissions(of: fixture.directory + "/a/b") == 0o700)
+        #expect(permissions(of: fixture.file.path) == 0o600)
+        #expect(permissions(of: fixture.file.lockPath) == 0o600)
+    }
+
+    @Test("a hand-written file with a looser but safe mode is replaced by one with mode 0600")
+    func rewrittenMode() throws {
+        let fixture = try DomainFileFixture()
+        try fixture.plant(["a": 1], mode: 0o644)
+        #expect(try fixture.file.read(policy: FilePolicy())?.values == ["a": 1])
+        _ = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["b"] = 2 }
+        #expect(permissions(of: fixture.file.path) == 0o600)
+    }
+
+    @Test("without createsDirectory a missing directory is an error and is not created")
+    func noDirectoryCreation() throws {
+        let fixture = try DomainFileFixture(subdirectory: "missing")
+        let error = #expect(throws: PreferencesError.self) {
+            try fixture.file.update(policy: FilePolicy(createsDirectory: false), recovering: [:]) { $0["a"] = 1 }
+        }
+        #expect(error?.code == .io)
+        #expect(error?.errno == ENOENT)
+        #expect(error?.path == fixture.file.directory)
+        #expect(!FileManager.default.fileExists(atPath: fixture.file.directory))
+    }
+
+    @Test("each write gives the file a new identity, which identity() then reports")
+    func identityChanges() throws {
+        let fixture = try DomainFileFixture()
+        let first = try #require(try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["a"] = 1 }.contents)
+        #expect(fixture.file.identity() == first.identity)
+        let second = try #require(try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["a"] = 2 }.contents)
+        #expect(second.identity != first.identity)
+        #expect(fixture.file.identity() == second.identity)
+        #expect(try fixture.file.read(policy: FilePolicy())?.values == ["a": 2])
+    }
+
+    @Test("an update that changes nothing writes nothing")
+    func unchanged() throws {
+        let fixture = try DomainFileFixture()
+        let written = try #require(try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["a"] = 1 }.contents)
+        let before = try #require(FileSnapshot(fixture.file.path))
+        let again = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["a"] = 1 }.contents
+        #expect(again == written)
+        #expect(FileSnapshot(fixture.file.path) == before)
+        #expect(fixture.file.identity() == written.identity)
+    }
+
+    @Test("an update that leaves a missing file empty creates no file")
+    func unchangedMissing() throws {
+        let fixture = try DomainFileFixture()
+        let contents = try fixture.file.update(policy: FilePolicy(), recovering: ["ignored": 1]) { _ in }.contents
+        #expect(contents == nil)
+        #expect(fixture.entries == [".com.example.plist.lock"])
+    }
+
+    @Test("an update whose result is empty removes the file instead of writing an empty one")
+    func emptyRemoves() throws {
+        let fixture = try DomainFileFixture()
+        _ = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0 = ["a": 1, "b": 2] }
+        let contents = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0.removeAll() }.contents
+        #expect(contents == nil)
+        #expect(fixture.file.identity() == nil)
+        #expect(try fixture.file.read(policy: FilePolicy()) == nil)
+        #expect(fixture.entries == [".com.example.plist.lock"])
+    }
+
+    @Test("reading a hazardous file gives its clear error and leaves the file untouched", arguments: Hazard.allCases)
+    func readRefuses(hazard: Hazard) throws {
+        let fixture = try DomainFileFixture()
+        let policy = try hazard.plant(in: fixture)
+        let before = try #require(FileSnapshot(fixture.file.path))
+        let entries = fixture.entries
+
+        let error = #expect(throws: PreferencesError.self) { try fixture.file.read(policy: policy) }
+
+        #expect(error?.code == hazard.code)
+        #expect(error?.path == fixture.file.path)
+        #expect(error?.description.contains(hazard.words) == true, "\(String(describing: error))")
+        #expect(error?.description.contains(fixture.file.path) == true)
+        #expect(FileSnapshot(fixture.file.path) == before)
+        #expect(fixture.entries == entries)
+    }
+
+    @Test("the symbolic-link error carries ELOOP and the link's target is untouched")
+    func symbolicLinkTarget() throws {
+        let fixture = try DomainFileFixture()
+        _ = try Hazard.symbolicLink.plant(in: fixture)
+        let target = try #require(FileSnapshot(fixture.directory + "/elsewhere.plist"))
+        let error = #expect(throws: PreferencesError.self) { try fixture.file.read(policy: FilePolicy()) }
+        #expect(error?.errno == ELOOP)
+        #expect(FileSnapshot(fixture.directory + "/elsewhere.plist") == target)
+    }
+
+    @Test(
+        "an update refuses an unsafe file, throws its error and changes nothing",
+        arguments: Hazard.allCases.filter { !$0.isCorrupt })
+    func updateRefusesUnsafe(hazard: Hazard) throws {
+        let fixture = try DomainFileFixture()
+        let policy = try hazard.plant(in: fixture)
+        let before = try #require(FileSnapshot(fixture.file.path))
+        let entries = fixture.entries
+
+        let error = #expect(throws: PreferencesError.self) {
+            try fixture.file.update(policy: policy, recovering: ["fallback": 1]) { $0["new"] = "value" }
+        }
+
+        #expect(error?.code == hazard.code)
+        #expect(FileSnapshot(fixture.file.path) == before)
+        #expect(fixture.entries == (entries + [".com.example.plist.lock"]).sorted())
+    }
+
+    @Test(
+        "an update keeps a corrupt file aside with its bytes and writes the new values over the fallback",
+        arguments: Hazard.allCases.filter(\.isCorrupt))
+    func updateRecoversCorrupt(hazard: Hazard) throws {
+        let fixture = try DomainFileFixture()
+        let policy = try hazard.plant(in: fixture)
+        let original = try #require(FileSnapshot(fixture.file.path)?.bytes)
+
+        let (count, written) = try fixture.file.update(policy: policy, recovering: ["kept": "last good"]) { values in
+            values["new"] = 1
+            return values.count
+        }
+
+        #expect(count == 2)
+        let expected: [String: PropertyListValue] = ["kept": "last good", "new": 1]
+        #expect(written?.values == expected)
+        #expect(try fixture.file.read(policy: policy) == written)
+        let aside = fixture.entries.filter { $0.contains(".corrupt-") }
+        try #require(aside.count == 1)
+        #expect(aside[0].wholeMatch(of: #/com\.example\.plist\.corrupt-\d{8}T\d{6}/#) != nil, "\(aside[0])")
+        #expect(FileSnapshot(fixture.file.directory + "/" + aside[0])?.bytes == original)
+        #expect(fixture.entries == [".com.example.plist.lock", "com.example.plist", aside[0]])
+    }
+
+    @Test("a second corrupt file is kept aside under its own name, never over the first")
+    func corruptTwice() throws {
+        let fixture = try DomainFileFixture()
+        let array = try BinaryPropertyListEncoder().encode(["array"])
+        try fixture.plant(garbageBytes)
+        _ = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["first"] = 1 }
+        try fixture.plant(array)
+        _ = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["second"] = 2 }
+
+        let aside = fixture.entries.filter { $0.contains(".corrupt-") }
+        try #require(aside.count == 2)
+        let kept = Set(aside.compactMap { FileSnapshot(fixture.file.directory + "/" + $0)?.bytes })
+        #expect(kept == [garbageBytes, array])
+        #expect(try fixture.file.read(policy: FilePolicy())?.values == ["second": 2])
+    }
+
+    @Test("a corrupt file that an update leaves empty is kept aside and the domain file removed")
+    func corruptEmptied() throws {
+        let fixture = try DomainFileFixture()
+        try fixture.plant(garbageBytes)
+        let contents = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { _ in }.contents
+        #expect(contents == nil)
+        #expect(fixture.file.identity() == nil)
+        let aside = fixture.entries.filter { $0.contains(".corrupt-") }
+        try #require(aside.count == 1)
+        #expect(FileSnapshot(fixture.file.directory + "/" + aside[0])?.bytes == garbageBytes)
+    }
+
+    @Test("a new encoding over the size limit throws tooLarge and leaves the old file byte-identical")
+    func encodingTooLarge() throws {
+        let fixture = try DomainFileFixture()
+        let policy = FilePolicy(sizeLimit: 256)
+        _ = try fixture.file.update(policy: policy, recovering: [:]) { $0["small"] = "value" }
+        let before = try #require(FileSnapshot(fixture.file.path))
+
+        let error = #expect(throws: PreferencesError.self) {
+            try fixture.file.update(policy: policy, recovering: [:]) { $0["blob"] = .data(Data(repeating: 0xAB, count: 1000)) }
+        }
+
+        #expect(error?.code == .tooLarge)
+        #expect(error?.description.contains("over the limit of 256 bytes") == true, "\(String(describing: error))")
+        #expect(FileSnapshot(fixture.file.path) == before)
+        #expect(fixture.entries == [".com.example.plist.lock", "com.example.plist"])
+    }
+
+    @Test("when the body throws, nothing is written and the lock is released")
+    func bodyThrows() throws {
+        let fixture = try DomainFileFixture()
+        let policy = FilePolicy(lockTimeout: .milliseconds(500))
+        _ = try fixture.file.update(policy: policy, recovering: [:]) { $0["a"] = 1 }
+        let before = try #require(FileSnapshot(fixture.file.path))
+
+        let error = #expect(throws: PreferencesError.self) {
+            try fixture.file.update(policy: policy, recovering: [:]) { values throws(PreferencesError) in
+                values["b"] = 2
+                throw PreferencesError(.io, "the body gave up")
+            }
+        }
+        #expect(error?.reason == "the body gave up")
+        #expect(FileSnapshot(fixture.file.path) == before)
+        // A lock left held by the failed update would make this one time out: flock
+        // excludes separate descriptors even within one process.
+        _ = try fixture.file.update(policy: policy, recovering: [:]) { $0["c"] = 3 }
+        #expect(try fixture.file.read(policy: policy)?.values == ["a": 1, "c": 3])
+    }
+
+    @Test("an update removes temporary files that killed writers left behind, and only those")
+    func orphanedTemporaryFiles() throws {
+        let fixture = try DomainFileFixture()
+        try fixture.plant(["a": 1])
+        let orphans = [".com.example.plist.tmp-4242-0", ".com.example.plist.tmp-1-17"]
+        // Another domain's temporary file can start with this domain's prefix; it must survive.
+        let others = [
+            ".com.example.plist.tmp-1.x.plist.tmp-5-0", ".org.example.plist.tmp-1-1", ".com.example.plist.tmp-",
+        ]
+        for name in orphans + others {
+            try Data("partial".utf8).write(to: URL(fileURLWithPath: fixture.file.directory + "/" + name))
+        }
+
+        _ = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["b"] = 2 }
+
+        #expect(fixture.entries == (others + [".com.example.plist.lock", "com.example.plist"]).sorted())
+        #expect(try fixture.file.read(policy: FilePolicy())?.values == ["a": 1, "b": 2])
+    }
+
+    @Test("a symbolic link at the lock file is refused and its target untouched")
+    func lockFileSymbolicLink() throws {
+        let fixture = try DomainFileFixture()
+        let target = fixture.directory + "/target"
+        try Data("target".utf8).write(to: URL(fileURLWithPath: target))
+        try check(symlink(target, fixture.file.lockPath), "symlink")
+        let before = try #require(FileSnapshot(target))
+
+        let error = #expect(throws: PreferencesError.self) {
+            try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["a"] = 1 }
+        }
+
+        #expect(error?.code == .symbolicLink)
+        #expect(error?.path == fixture.file.lockPath)
+        #expect(FileSnapshot(target) == before)
+        #expect(fixture.file.identity() == nil)
+    }
+
+    @Test("an update times out while another process holds the lock, and succeeds once it exits")
+    func lockTimeout() throws {
+        let flock = try #require(installedProgram("flock"), "util-linux flock is needed")
+        let fixture = try DomainFileFixture()
+        _ = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["a"] = 1 }
+
+        // The holder prints only once flock has the lock, then keeps it until its input closes.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: flock)
+        holder.arguments = [fixture.file.lockPath, "sh", "-c", "echo locked; read line; true"]
+        let input = Pipe()
+        let output = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = output
+        try holder.run()
+        var released = false
+        func release() throws {
+            guard !released else { return }
+            released = true
+            try input.fileHandleForWriting.close()
+            holder.waitUntilExit()
+        }
+        defer { try? release() }
+        try #require(readLine(from: output.fileHandleForReading) == "locked")
+
+        let error = #expect(throws: PreferencesError.self) {
+            try fixture.file.update(policy: FilePolicy(lockTimeout: .milliseconds(200)), recovering: [:]) { $0["b"] = 2 }
+        }
+        #expect(error?.code == .lockTimeout)
+        #expect(error?.path == fixture.file.lockPath)
+        #expect(try fixture.file.read(policy: FilePolicy())?.values == ["a": 1])
+
+        try release()
+        #expect(holder.terminationStatus == 0)
+        _ = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["b"] = 2 }
+        #expect(try fixture.file.read(policy: FilePolicy())?.values == ["a": 1, "b": 2])
+    }
+
+    @Test("updates from many threads at once lose no key")
+    func concurrentUpdates() throws {
+        let fixture = try DomainFileFixture()
+        let file = fixture.file
+        let threads = 8
+        let updatesPerThread = 100
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for update in 0..<updatesPerThread {
+                do {
+                    _ = try file.update(policy: FilePolicy(), recovering: [:]) { values in
+                        values["thread \(thread) update \(update)"] = .integer(PropertyListInteger(update))
+                    }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        let failed = failures.withLock { $0 }
+        #expect(failed.isEmpty, "\(failed.count) updates failed, the first with: \(failed.first ?? "")")
+        let values = try #require(try file.read(policy: FilePolicy())?.values)
+        let expected = Set((0..<threads).flatMap { thread in (0..<updatesPerThread).map { "thread \(thread) update \($0)" } })
+        let lost = expected.subtracting(values.keys)
+        #expect(lost.isEmpty, "\(lost.count) keys were lost, among them \(lost.sorted().prefix(3))")
+        #expect(values.count == threads * updatesPerThread)
+        #expect(fixture.entries == [".com.example.plist.lock", "com.example.plist"])
+    }
+}
