@@ -27,13 +27,24 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
+        .executableTarget(
+            name: "PreferencesWorker",
+            dependencies: ["Preferences"],
+            path: "Tests/PreferencesWorker",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "PropertyListTests",
-            dependencies: ["PropertyList"],
+            dependencies: ["PropertyList", "TestSupport"],
             exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "PreferencesTests", dependencies: ["Preferences"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "PreferencesTests",
+            dependencies: ["Preferences", "TestSupport", "PreferencesWorker"],
+            swiftSettings: strictSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

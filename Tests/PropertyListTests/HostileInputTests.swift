@@ -1,5 +1,6 @@
 import Foundation
 import PropertyList
+import TestSupport
 import Testing
 
 /// Damaged and malicious files: each must give a typed error naming the reason, never

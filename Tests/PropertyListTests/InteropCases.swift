@@ -71,3 +71,8 @@ enum InteropCases {
         return cases
     }()
 }
+
+/// The folder of fixture files that sit beside these tests.
+let fixturesDirectory = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent()
+    .appendingPathComponent("Fixtures", isDirectory: true)

@@ -1,5 +1,6 @@
 import Foundation
 import PropertyList
+import TestSupport
 import Testing
 
 /// Our codec against CPython's `plistlib`, both directions, over every type.

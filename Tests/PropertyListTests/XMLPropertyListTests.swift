@@ -1,5 +1,6 @@
 import Foundation
 import PropertyList
+import TestSupport
 import Testing
 
 /// Apple's XML property-list format: the decoder's grammar and conversions, the encoder's
