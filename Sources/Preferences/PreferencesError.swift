@@ -30,6 +30,15 @@ public struct PreferencesError: Error, Sendable, Hashable, CustomStringConvertib
         /// A system call on a domain's file or directory failed; ``PreferencesError/errno``
         /// says why.
         public static let io = Code("io")
+        /// A write to a layer this library only reads (managed or system defaults).
+        public static let readOnly = Code("readOnly")
+        /// A property-list file named by the program (registered defaults) does not exist.
+        public static let missingFile = Code("missingFile")
+        /// A property-list file named by the program exists but cannot be read.
+        public static let unreadable = Code("unreadable")
+        /// A property-list file named by the program is not a valid property list in any of
+        /// the binary, XML or old-style text formats.
+        public static let invalidPropertyList = Code("invalidPropertyList")
     }
 
     /// The kind of failure.

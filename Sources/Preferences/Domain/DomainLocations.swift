@@ -1,0 +1,65 @@
+import Foundation
+
+
+/// Where every layer's files live, resolved once from the environment.
+///
+/// | layer | path |
+/// |---|---|
+/// | user domains | `$PREFERENCES_HOME`, else `$XDG_CONFIG_HOME/preferences` (absolute only), else `~/.config/preferences` |
+/// | by-host | `<user dir>/ByHost/<domain>.<machine-id>.plist` |
+/// | system | `$PREFERENCES_SYSTEM_DIR`, else `/etc/preferences` |
+/// | managed | `<system dir>/managed/<domain>.plist` |
+struct DomainLocations: Sendable, Hashable {
+    /// The file name of the global domain in the user and system directories.
+    static let globalFileStem = ".GlobalPreferences"
+
+    let userDirectory: String
+    let systemDirectory: String
+    /// `/etc/machine-id`'s contents, or nil when the machine has none (no by-host layers).
+    let machineID: String?
+    /// The user's home directory, for `~` in stored file URLs.
+    let homeDirectory: String
+
+    init(environment: [String: String], machineID: String? = DomainLocations.readMachineID()) {
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? FileManager.default.homeDirectoryForCurrentUser.path
+        homeDirectory = Self.trimmingTrailingSlashes(home)
+        if let explicit = environment["PREFERENCES_HOME"], !explicit.isEmpty {
+            userDirectory = Self.trimmingTrailingSlashes(explicit)
+        } else if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
+            // The XDG spec says a relative value is invalid and must be ignored.
+            userDirectory = Self.trimmingTrailingSlashes(config) + "/preferences"
+        } else {
+            userDirectory = homeDirectory + "/.config/preferences"
+        }
+        if let system = environment["PREFERENCES_SYSTEM_DIR"], !system.isEmpty {
+            systemDirectory = Self.trimmingTrailingSlashes(system)
+        } else {
+            systemDirectory = "/etc/preferences"
+        }
+        self.machineID = machineID
+    }
+
+    var byHostDirectory: String { userDirectory + "/ByHost" }
+    var managedDirectory: String { systemDirectory + "/managed" }
+
+    /// The file name of a domain (`nil` stem means the global domain).
+    static func fileName(stem: String, machineID: String? = nil) -> String {
+        if let machineID { return "\(stem).\(machineID).plist" }
+        return stem + ".plist"
+    }
+
+    /// Reads `/etc/machine-id`: 32 lowercase hex digits, or nil if missing or malformed.
+    static func readMachineID(path: String = "/etc/machine-id") -> String? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.count == 32, text.allSatisfy({ $0.isHexDigit }) else { return nil }
+        return text.lowercased()
+    }
+
+    private static func trimmingTrailingSlashes(_ path: String) -> String {
+        var path = path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import Synchronization
+
+/// Flushes every domain's pending changes when the process exits normally, so a value
+/// set just before `exit()` is not lost (a known pitfall of Apple's implementation).
+enum ProcessExit {
+    private static let isRegistered = Atomic(false)
+
+    /// Registers the exit handler, once per process.
+    static func ensureFlushAtExit() {
+        guard isRegistered.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        atexit {
+            ProcessExit.flushAll()
+        }
+    }
+
+    /// Writes every domain with pending changes; errors are reported, not thrown.
+    static func flushAll() {
+        for domain in PersistentDomain.all where domain.isWritable && domain.hasPendingChanges {
+            do throws(PreferencesError) {
+                try domain.flush()
+            } catch {
+                PreferencesDiagnostics.report(error)
+            }
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+extension PreferenceStore {
+    /// Where a store finds its files and how it treats them.
+    ///
+    /// The defaults read the process's environment and arguments, so
+    /// `PREFERENCES_HOME`, `XDG_CONFIG_HOME`, `PREFERENCES_SYSTEM_DIR` and `-Key value`
+    /// launch arguments work with no code. Tests and services can pass their own.
+    public struct Configuration: Sendable {
+        /// Environment variables that locate the domain directories.
+        public var environment: [String: String]
+        /// The command line whose `-Key value` pairs form the argument domain.
+        public var arguments: [String]
+        /// The largest domain file read or written, in bytes (default 1 MiB).
+        public var sizeLimit: Int
+        /// How long a write waits for another process's lock on the domain file.
+        public var lockTimeout: Duration
+
+        /// Creates a configuration; every parameter defaults to the process's own.
+        public init(
+            environment: [String: String] = ProcessInfo.processInfo.environment,
+            arguments: [String] = ProcessInfo.processInfo.arguments,
+            sizeLimit: Int = 1 << 20,
+            lockTimeout: Duration = .seconds(10)
+        ) {
+            self.environment = environment
+            self.arguments = arguments
+            self.sizeLimit = sizeLimit
+            self.lockTimeout = lockTimeout
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Synchronization
+
+extension PreferenceStore {
+    /// The value for `key` from the first layer of the search list that holds it.
+    public func value(forKey key: String) -> PropertyListValue? {
+        values.withLock { $0.value(forKey: key) }
+    }
+
+    /// The value for `key` as a Swift value (`Bool`, `Int`, `Double`, `String`, `Date`,
+    /// `Data`, `[Any]`, `[String: Any]`...), or nil.
+    public func object(forKey key: String) -> Any? {
+        value(forKey: key)?.bridged
+    }
+
+    /// The string for `key`; numbers give their shortest decimal form and booleans "1"
+    /// or "0"; nil for other types and missing keys.
+    public func string(forKey key: String) -> String? {
+        values.withLock { $0.value(forKey: key)?.coercedString }
+    }
+
+    /// The array for `key`, or nil if the value is not an array.
+    public func array(forKey key: String) -> [Any]? {
+        guard case .array(let elements)? = value(forKey: key) else { return nil }
+        return elements.map(\.bridged)
+    }
+
+    /// The dictionary for `key`, or nil if the value is not a dictionary.
+    public func dictionary(forKey key: String) -> [String: Any]? {
+        guard case .dictionary(let entries)? = value(forKey: key) else { return nil }
+        return entries.mapValues(\.bridged)
+    }
+
+    /// The data for `key`, or nil if the value is not data.
+    public func data(forKey key: String) -> Data? {
+        values.withLock { $0.value(forKey: key)?.dataValue }
+    }
+
+    /// The array of strings for `key`, or nil if the value is not an array of strings
+    /// only.
+    public func stringArray(forKey key: String) -> [String]? {
+        values.withLock { $0.value(forKey: key)?.coercedStringArray }
+    }
+
+    /// The URL for `key`: a stored path (with `~` expanded) as a file URL, or a stored
+    /// URL string as a URL.
+    public func url(forKey key: String) -> URL? {
+        value(forKey: key)?.coercedURL(home: locations.homeDirectory)
+    }
+
+    /// The integer for `key`: reals truncate, numeric strings parse (`"1.0"` is 1),
+    /// booleans are 1 or 0; 0 if missing or not numeric.
+    public func integer(forKey key: String) -> Int {
+        values.withLock { $0.value(forKey: key)?.coercedInteger } ?? 0
+    }
+
+    /// The float for `key`, with the coercions of ``double(forKey:)``; 0 if missing.
+    public func float(forKey key: String) -> Float {
+        values.withLock { $0.value(forKey: key)?.coercedFloat } ?? 0
+    }
+
+    /// The double for `key`: numbers convert (a stored Float keeps its precision),
+    /// numeric strings parse, `true` is 1; 0 if missing.
+    public func double(forKey key: String) -> Double {
+        values.withLock { $0.value(forKey: key)?.coercedDouble } ?? 0
+    }
+
+    /// The boolean for `key`: non-zero numbers and strings starting with Y, y, T, t or a
+    /// digit 1-9 are true; false if missing.
+    public func bool(forKey key: String) -> Bool {
+        values.withLock { $0.value(forKey: key)?.coercedBool } ?? false
+    }
+
+    /// Every key visible through the search list, with its winning value.
+    public func dictionaryRepresentation() -> [String: Any] {
+        values.withLock { $0.allValues }.mapValues(\.bridged)
+    }
+
+    /// Reads a typed key: the stored value if it has the key's type, else its default.
+    ///
+    /// Indexes the store's typed-value array by the key's slot: no hashing, no allocation.
+    @inlinable
+    public subscript<Value>(key: PreferenceKey<Value>) -> Value {
+        get {
+            let stored = values.withLock { state -> PropertyListValue? in
+                if key.slot >= state.slots.count { state.fillSlots() }
+                return state.slots[key.slot]
+            }
+            guard let stored, let value = Value(propertyListValue: stored) else { return key.defaultValue }
+            return value
+        }
+        set {
+            setValue(newValue.propertyListValue, forKey: key.name)
+        }
+    }
+
+    /// True if `key`'s value is forced by the administrator (the managed layer), so the
+    /// program should not offer to change it.
+    public func objectIsForced(forKey key: String) -> Bool {
+        values.withLock { state in
+            state.resolution(forKey: key).map { state.layers[$0.layerIndex].kind == .managed } ?? false
+        }
+    }
+
+    /// True if `key` is forced by the administrator in `domain`.
+    public func objectIsForced(forKey key: String, inDomain domain: String) -> Bool {
+        let stem = domain == Self.globalDomain ? DomainLocations.globalFileStem : domain
+        guard stem == DomainLocations.globalFileStem || (try? DomainName(domain)) != nil else { return false }
+        let managed = PersistentDomain.shared(
+            DomainFile(directory: locations.managedDirectory, fileName: DomainLocations.fileName(stem: stem)),
+            policy: FilePolicy(
+                sizeLimit: configuration.sizeLimit, lockTimeout: configuration.lockTimeout,
+                trustedOwners: Array(Set([0, geteuidValue])), createsDirectory: false),
+            isWritable: false)
+        return managed.currentValues()[key] != nil
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+extension PreferenceStore {
+    /// Stores any property-list value (`Bool`, integers, `Float`, `Double`, `String`,
+    /// `Date`, `Data`, `URL`, arrays and string-keyed dictionaries of these); nil removes
+    /// the key.
+    ///
+    /// Passing anything else is a programming error and stops the program with a message
+    /// naming the key and the type, as on Apple's systems.
+    public func set(_ value: Any?, forKey key: String) {
+        guard let value else {
+            removeObject(forKey: key)
+            return
+        }
+        setValue(propertyList(value, forKey: key, in: "set(_:forKey:)"), forKey: key)
+    }
+
+    /// Stores an integer.
+    public func set(_ value: Int, forKey key: String) {
+        setValue(.integer(PropertyListInteger(value)), forKey: key)
+    }
+
+    /// Stores a 32-bit real (it keeps its precision: `string(forKey:)` of 12.34 is "12.34").
+    public func set(_ value: Float, forKey key: String) {
+        setValue(.float(value), forKey: key)
+    }
+
+    /// Stores a 64-bit real.
+    public func set(_ value: Double, forKey key: String) {
+        setValue(.double(value), forKey: key)
+    }
+
+    /// Stores a boolean.
+    public func set(_ value: Bool, forKey key: String) {
+        setValue(.bool(value), forKey: key)
+    }
+
+    /// Stores a URL: a file URL as its path with the home directory abbreviated to `~`,
+    /// any other URL as its full string. nil removes the key.
+    public func set(_ url: URL?, forKey key: String) {
+        setValue(url.map { PropertyListValue.storing($0, home: locations.homeDirectory) }, forKey: key)
+    }
+
+    /// Removes `key` from this domain; a value in a lower layer (a registered default)
+    /// shows through again.
+    public func removeObject(forKey key: String) {
+        setValue(nil, forKey: key)
+    }
+
+    /// Stores a property-list value, or removes the key for nil.
+    ///
+    /// Visible to reads in this process at once; written in the background. Setting the
+    /// value a key already has does nothing at all.
+    public func setValue(_ value: PropertyListValue?, forKey key: String) {
+        let changed = values.withLock { state -> Bool in
+            guard let index = state.index(of: .app), state.layers[index].values[key] != value else { return false }
+            state.set(value, forKey: key, inLayer: index)
+            return true
+        }
+        guard changed else { return }
+        appDomain.record(value, forKey: key, from: self)
+    }
+
+    /// Writes every pending change of this store's domains to disk now, durably.
+    ///
+    /// - Throws: ``PreferencesError`` saying which file and why (lock timeout, unsafe or
+    ///   full file system...). The changes stay pending and are retried in the background.
+    public func flush() throws(PreferencesError) {
+        var firstError: PreferencesError?
+        for domain in writableDomains() where domain.hasPendingChanges {
+            do throws(PreferencesError) {
+                try domain.flush()
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        if let firstError { throw firstError }
+    }
+
+    /// Writes pending changes and re-reads every layer from disk; false if a write failed.
+    ///
+    /// Apple's method: kept for porting. Prefer ``flush()``, which says what went wrong.
+    @discardableResult
+    public func synchronize() -> Bool {
+        var succeeded = true
+        do throws(PreferencesError) { try flush() } catch { succeeded = false }
+        for source in values.withLock({ $0.layers.compactMap(\.source) }) where !source.hasPendingChanges {
+            source.reload()
+        }
+        return succeeded
+    }
+
+    /// Reads, changes and writes one key while holding the domain's lock, so no other
+    /// process can write between the read and the write: counters and the like.
+    ///
+    /// `body` gets the key's value in the file (with this process's pending changes
+    /// applied) and may change or remove it. Pending changes are written in the same step.
+    public func modify<Result: Sendable>(forKey key: String, _ body: (inout PropertyListValue?) -> Result) throws(PreferencesError) -> Result {
+        try appDomain.modify { values throws(PreferencesError) -> Result in
+            var value = values[key]
+            let result = body(&value)
+            values[key] = value
+            return result
+        }
+    }
+
+    /// Adds `amount` to the integer at `key` atomically across processes, treating a
+    /// missing or non-numeric value as 0.
+    /// - Returns: the new value.
+    @discardableResult
+    public func increment(forKey key: String, by amount: Int = 1) throws(PreferencesError) -> Int {
+        try modify(forKey: key) { value in
+            let next = (value?.coercedInteger ?? 0) &+ amount
+            value = .integer(PropertyListInteger(next))
+            return next
+        }
+    }
+
+    /// Converts a value handed to the `UserDefaults`-style API, stopping the program with
+    /// the key and the offending type if it is not a property-list type (Apple's rule).
+    func propertyList(_ value: Any, forKey key: String, in function: String) -> PropertyListValue {
+        do throws(BridgingFailure) {
+            return try PropertyListValue.bridging(value, home: locations.homeDirectory)
+        } catch {
+            preconditionFailure("PreferenceStore.\(function): the value for key \"\(key)\": \(error)")
+        }
+    }
+
+    private func writableDomains() -> [PersistentDomain] {
+        let layered = values.withLock { $0.layers.compactMap(\.source) }.filter(\.isWritable)
+        let touched = withExtras { Array($0.touchedDomains.values) }
+        var seen = Set<ObjectIdentifier>()
+        return (layered + touched).filter { seen.insert(ObjectIdentifier($0)).inserted }
+    }
+}

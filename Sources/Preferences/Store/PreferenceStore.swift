@@ -1,0 +1,207 @@
+import Foundation
+import Synchronization
+
+/// A preferences domain with its whole search list: `UserDefaults`, method for method,
+/// for Linux.
+///
+/// ```swift
+/// let defaults = PreferenceStore.standard        // was: UserDefaults.standard
+/// defaults.register(defaults: ["Interval": 30])
+/// defaults.set(true, forKey: "Enabled")
+/// let interval = defaults.integer(forKey: "Interval")
+/// ```
+///
+/// Values resolve through the search list: managed (forced) values, `-Key value` launch
+/// arguments, this domain for this machine, this domain, added suites, the global domain
+/// (for this machine, then any), system defaults, and registered defaults; the first that
+/// holds the key wins. Reads never touch the disk after a domain's first load and never
+/// wait for a write. A `set` is visible to reads at once and is written in the background:
+/// the file is locked, re-read, given only this process's changes, and replaced by an
+/// atomic rename, so concurrent writers in other processes lose nothing. `flush()` writes
+/// now and throws if it cannot; pending changes are also written at normal exit.
+///
+/// A store is safe to use from any thread.
+public final class PreferenceStore: Sendable {
+    /// The name of the global domain, whose values every domain sees.
+    public static let globalDomain = "NSGlobalDomain"
+    /// The name of the volatile domain made from `-Key value` launch arguments.
+    public static let argumentDomain = "NSArgumentDomain"
+    /// The name of the volatile domain that `register(defaults:)` fills.
+    public static let registrationDomain = "NSRegistrationDomain"
+
+    /// The store for this program: its domain is `$PREFERENCES_DOMAIN`, else the
+    /// executable's name (characters a domain name cannot hold become `-`).
+    public static let standard: PreferenceStore = {
+        let configuration = Configuration()
+        for candidate in [configuration.environment["PREFERENCES_DOMAIN"], executableDomainName()].compactMap({ $0 }) {
+            if let store = try? PreferenceStore(domain: candidate, configuration: configuration) { return store }
+        }
+        return try! PreferenceStore(domain: "swift-preferences", configuration: configuration)
+    }()
+
+    /// The domain this store reads and writes.
+    public let domain: String
+    /// The configuration the store was made with.
+    public let configuration: Configuration
+
+    let locations: DomainLocations
+    /// The writable file of this domain, where `set` writes.
+    let appDomain: PersistentDomain
+    @usableFromInline let values: Mutex<ResolvedValues>
+    let extras: Mutex<Extras>
+
+    /// What the store keeps besides resolved values.
+    struct Extras {
+        var suites: [String] = []
+        var volatileDomains: [String: [String: PropertyListValue]] = [:]
+        /// Domains this store changed through the persistent-domain API, for `flush()`.
+        var touchedDomains: [String: PersistentDomain] = [:]
+    }
+
+    /// Opens the store for a suite (a domain shared with other programs), as
+    /// `UserDefaults(suiteName:)` does.
+    ///
+    /// Returns nil for an invalid domain name and for the global domain's name (use
+    /// `setPersistentDomain(_:forName:)` with ``globalDomain`` to write it). A nil
+    /// `suiteName` opens the same domain as ``standard``.
+    public convenience init?(suiteName: String?) {
+        guard let name = suiteName ?? Optional(PreferenceStore.standard.domain),
+            name != Self.globalDomain,
+            (try? DomainName(name)) != nil
+        else { return nil }
+        try? self.init(domain: name, configuration: Configuration())
+    }
+
+    /// Opens the store for `domain`, locating files with `configuration`.
+    ///
+    /// - Throws: ``PreferencesError`` with code `invalidDomainName` before any file-system
+    ///   call if the name is not 1-200 bytes of `A-Z a-z 0-9 . _ -` or starts with a dot.
+    public init(domain: String, configuration: Configuration = Configuration()) throws(PreferencesError) {
+        let name = try DomainName(domain)
+        self.domain = name.rawValue
+        self.configuration = configuration
+        let locations = DomainLocations(environment: configuration.environment)
+        self.locations = locations
+        let userPolicy = FilePolicy(
+            sizeLimit: configuration.sizeLimit, lockTimeout: configuration.lockTimeout,
+            trustedOwners: [geteuidValue], createsDirectory: true)
+        appDomain = PersistentDomain.shared(
+            DomainFile(directory: locations.userDirectory, fileName: DomainLocations.fileName(stem: name.rawValue)),
+            policy: userPolicy, isWritable: true)
+        extras = Mutex(Extras())
+        values = Mutex(ResolvedValues(layers: []))
+        let layers = makeLayers(suites: [])
+        values.withLock { $0.setLayers(layers) }
+        for source in Set(layers.compactMap { $0.source.map(ObjectIdentifier.init) }) {
+            layers.first { $0.source.map(ObjectIdentifier.init) == source }?.source?.subscribe(self)
+        }
+    }
+
+    deinit {
+        let sources = values.withLock { $0.layers.compactMap(\.source) }
+        for source in sources { source.unsubscribe(self) }
+    }
+
+    // MARK: Layers
+
+    private var userPolicy: FilePolicy { appDomain.policy }
+
+    private var systemPolicy: FilePolicy {
+        FilePolicy(
+            sizeLimit: configuration.sizeLimit, lockTimeout: configuration.lockTimeout,
+            trustedOwners: Array(Set([0, geteuidValue])), createsDirectory: false)
+    }
+
+    /// The persistent domain for a user-writable file named `stem` (by host if `byHost`).
+    func userDomain(stem: String, byHost: Bool = false) -> PersistentDomain? {
+        if byHost {
+            guard let machineID = locations.machineID else { return nil }
+            return PersistentDomain.shared(
+                DomainFile(directory: locations.byHostDirectory, fileName: DomainLocations.fileName(stem: stem, machineID: machineID)),
+                policy: userPolicy, isWritable: true)
+        }
+        return PersistentDomain.shared(
+            DomainFile(directory: locations.userDirectory, fileName: DomainLocations.fileName(stem: stem)),
+            policy: userPolicy, isWritable: true)
+    }
+
+    private func systemDomain(directory: String, stem: String) -> PersistentDomain {
+        PersistentDomain.shared(
+            DomainFile(directory: directory, fileName: DomainLocations.fileName(stem: stem)),
+            policy: systemPolicy, isWritable: false)
+    }
+
+    /// The search list for this domain with `suites`, each layer loaded (first use reads
+    /// the file).
+    func makeLayers(suites: [String], registration: [String: PropertyListValue] = [:],
+                    arguments: [String: PropertyListValue]? = nil) -> [ResolvedValues.Layer] {
+        typealias Layer = ResolvedValues.Layer
+        let global = DomainLocations.globalFileStem
+        var layers: [Layer] = []
+        func add(_ kind: SearchLayer, _ source: PersistentDomain?) {
+            guard let source else { return }
+            layers.append(Layer(kind: kind, source: source, values: source.currentValues()))
+        }
+        add(.managed, systemDomain(directory: locations.managedDirectory, stem: domain))
+        layers.append(Layer(kind: .argument, source: nil, values: arguments ?? ArgumentDomain.values(from: configuration.arguments)))
+        add(.appByHost, userDomain(stem: domain, byHost: true))
+        add(.app, appDomain)
+        for suite in suites { add(.suite, userDomain(stem: suite)) }
+        add(.globalByHost, userDomain(stem: global, byHost: true))
+        add(.global, userDomain(stem: global))
+        add(.system, systemDomain(directory: locations.systemDirectory, stem: domain))
+        add(.systemGlobal, systemDomain(directory: locations.systemDirectory, stem: global))
+        layers.append(Layer(kind: .registration, source: nil, values: registration))
+        return layers
+    }
+
+    /// Called by a persistent domain when another store in this process changed a key.
+    func domainDidChange(_ source: PersistentDomain, key: String, value: PropertyListValue?) {
+        values.withLock { state in
+            for index in state.layers.indices where state.layers[index].source === source {
+                state.set(value, forKey: key, inLayer: index)
+            }
+        }
+    }
+
+    /// Called by a persistent domain when its values were re-read or written.
+    func domainDidReload(_ source: PersistentDomain, values newValues: [String: PropertyListValue]) {
+        values.withLock { state in
+            for index in state.layers.indices where state.layers[index].source === source {
+                state.replaceValues(newValues, inLayer: index)
+            }
+        }
+    }
+
+    // MARK: Problems
+
+    /// Every layer file that could not be used, and why (corrupt, unsafe, unreadable).
+    ///
+    /// Reads fall back to the other layers and to a file's last good values; the file's
+    /// bytes are left untouched until this process writes the domain.
+    public var fileProblems: [PreferencesError] {
+        values.withLock { $0.layers.compactMap(\.source) }.compactMap(\.problem)
+    }
+
+    // MARK: Suites and extras
+
+    func withExtras<Result>(_ body: (inout Extras) -> Result) -> Result {
+        extras.withLock { body(&$0) }
+    }
+
+    /// The executable's name, made into a valid domain name.
+    private static func executableDomainName() -> String? {
+        let name = URL(fileURLWithPath: ProcessInfo.processInfo.arguments.first ?? "").lastPathComponent
+        var cleaned = String(name.unicodeScalars.map { scalar -> Character in
+            switch scalar {
+            case "A"..."Z", "a"..."z", "0"..."9", ".", "_", "-": Character(scalar)
+            default: "-"
+            }
+        })
+        while cleaned.hasPrefix(".") { cleaned.removeFirst() }
+        return cleaned.isEmpty ? nil : String(cleaned.prefix(DomainName.maximumLength))
+    }
+}
+
+/// The effective user id, read once: file ownership checks compare against it.
+let geteuidValue: UInt32 = SystemCalls.effectiveUserID()

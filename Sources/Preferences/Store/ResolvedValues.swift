@@ -1,0 +1,119 @@
+/// A store's whole search list in memory and what it resolves to: the structure every
+/// read looks into, kept behind the store's lock.
+///
+/// Layers are kept in precedence order; `resolved` holds, for every key any layer has,
+/// the winning value and its layer, so a read by name is one hash lookup. `slots` holds
+/// the same for typed keys by slot number, so a typed read is an array index.
+@usableFromInline
+struct ResolvedValues: Sendable {
+    /// One layer of the search list.
+    struct Layer: Sendable {
+        let kind: SearchLayer
+        /// The persistent domain behind the layer, or nil for argument and registration.
+        let source: PersistentDomain?
+        var values: [String: PropertyListValue]
+    }
+
+    /// A key's winning value and the index of the layer it came from.
+    struct Resolution: Sendable, Equatable {
+        var value: PropertyListValue
+        var layerIndex: Int
+    }
+
+    private(set) var layers: [Layer]
+    private(set) var resolved: [String: Resolution] = [:]
+    /// Resolved values of typed keys, indexed by `KeySlots` slot; may be shorter than the
+    /// number of slots (keys declared later), which readers handle.
+    @usableFromInline private(set) var slots: [PropertyListValue?] = []
+    /// Incremented by every change, so work done outside the lock can tell it is stale.
+    private(set) var generation: UInt64 = 0
+
+    init(layers: [Layer]) {
+        self.layers = layers
+        resolveAll()
+    }
+
+    /// The index of the first layer of `kind` (and, for suites, `source`), if present.
+    func index(of kind: SearchLayer, source: PersistentDomain? = nil) -> Int? {
+        layers.firstIndex { $0.kind == kind && (source == nil || $0.source === source) }
+    }
+
+    /// Replaces the layers wholesale (a suite added or removed) and re-resolves.
+    mutating func setLayers(_ layers: [Layer]) {
+        self.layers = layers
+        resolveAll()
+    }
+
+    /// Sets or removes one key in one layer and re-resolves just that key.
+    /// - Returns: the key's resolution before and after.
+    @discardableResult
+    mutating func set(_ value: PropertyListValue?, forKey key: String, inLayer index: Int) -> (old: Resolution?, new: Resolution?) {
+        layers[index].values[key] = value
+        generation &+= 1
+        return resolve(key)
+    }
+
+    /// Replaces every value of one layer and re-resolves every key.
+    mutating func replaceValues(_ values: [String: PropertyListValue], inLayer index: Int) {
+        layers[index].values = values
+        resolveAll()
+    }
+
+    /// Re-resolves one key from the layers, first hit wins.
+    @discardableResult
+    mutating func resolve(_ key: String) -> (old: Resolution?, new: Resolution?) {
+        var winner: Resolution? = nil
+        for (index, layer) in layers.enumerated() where !layer.values.isEmpty {
+            if let value = layer.values[key] {
+                winner = Resolution(value: value, layerIndex: index)
+                break
+            }
+        }
+        let old = resolved[key]
+        resolved[key] = winner
+        if let slot = KeySlots.existingSlot(for: key), slot < slots.count {
+            slots[slot] = winner?.value
+        }
+        generation &+= 1
+        return (old, winner)
+    }
+
+    /// Rebuilds `resolved` and `slots` from every layer.
+    mutating func resolveAll() {
+        var merged: [String: Resolution] = [:]
+        // Lowest precedence first, so higher layers overwrite.
+        for (index, layer) in layers.enumerated().reversed() {
+            for (key, value) in layer.values {
+                merged[key] = Resolution(value: value, layerIndex: index)
+            }
+        }
+        resolved = merged
+        fillSlots(count: slots.count)
+        generation &+= 1
+    }
+
+    /// Grows `slots` to cover every declared typed key (keys declared after the store was
+    /// made), filling them from `resolved`.
+    @usableFromInline
+    mutating func fillSlots(count: Int? = nil) {
+        let names = KeySlots.names
+        let target = max(count ?? names.count, names.count)
+        slots = (0..<target).map { slot in slot < names.count ? resolved[names[slot]]?.value : nil }
+    }
+
+    /// The winning value for `key`.
+    @inline(__always)
+    func value(forKey key: String) -> PropertyListValue? {
+        resolved[key]?.value
+    }
+
+    /// The winning value and its layer for `key`.
+    func resolution(forKey key: String) -> Resolution? {
+        resolved[key]
+    }
+
+    /// Every key and its winning value.
+    var allValues: [String: PropertyListValue] {
+        resolved.mapValues(\.value)
+    }
+}

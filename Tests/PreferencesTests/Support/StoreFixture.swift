@@ -1,0 +1,70 @@
+import Foundation
+@testable import Preferences
+import TestSupport
+
+/// A private `PREFERENCES_HOME`, system directory and home for one test, and stores that
+/// use them.
+final class StoreFixture {
+    let directory: TemporaryDirectory
+    let userDirectory: String
+    let systemDirectory: String
+    let homeDirectory: String
+    var arguments: [String] = ["test"]
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        userDirectory = directory.file("preferences").path
+        systemDirectory = directory.file("system").path
+        homeDirectory = directory.file("home").path
+        try FileManager.default.createDirectory(atPath: homeDirectory, withIntermediateDirectories: true)
+    }
+
+    var environment: [String: String] {
+        ["PREFERENCES_HOME": userDirectory, "PREFERENCES_SYSTEM_DIR": systemDirectory, "HOME": homeDirectory]
+    }
+
+    var configuration: PreferenceStore.Configuration {
+        PreferenceStore.Configuration(environment: environment, arguments: arguments, lockTimeout: .seconds(5))
+    }
+
+    func store(_ domain: String = "com.example.test") throws -> PreferenceStore {
+        try PreferenceStore(domain: domain, configuration: configuration)
+    }
+
+    /// The environment for a worker process: this fixture's directories and a PATH.
+    var processEnvironment: [String: String] {
+        var environment = self.environment
+        environment["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return environment
+    }
+
+    // MARK: Planting files
+
+    var machineID: String { DomainLocations.readMachineID() ?? "no-machine-id" }
+
+    func userFile(_ stem: String, byHost: Bool = false) -> String {
+        byHost ? "\(userDirectory)/ByHost/\(stem).\(machineID).plist" : "\(userDirectory)/\(stem).plist"
+    }
+
+    func systemFile(_ stem: String, managed: Bool = false) -> String {
+        managed ? "\(systemDirectory)/managed/\(stem).plist" : "\(systemDirectory)/\(stem).plist"
+    }
+
+    /// Writes a domain file directly, as another program or an administrator would.
+    func plant(_ values: [String: PropertyListValue], at path: String, mode: Int = 0o600) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let bytes = try BinaryPropertyListEncoder().encode(.dictionary(values))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+    }
+
+    /// Reads a domain file straight from disk with our decoder.
+    func onDisk(_ path: String) throws -> [String: PropertyListValue]? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try BinaryPropertyListDecoder().decode(data).dictionaryValue
+    }
+}
+
+/// The worker executable built beside the tests.
+let workerPath = builtProductsDirectory.appendingPathComponent("PreferencesWorker").path
