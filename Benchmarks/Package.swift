@@ -29,6 +29,16 @@ let package = Package(
             swiftSettings: [.treatAllWarnings(as: .error)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "Store",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Preferences", package: "swift-preferences"),
+            ],
+            path: "Benchmarks/Store",
+            swiftSettings: [.treatAllWarnings(as: .error)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -18,8 +18,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 
-# Keep in step with the Benchmark(...) registrations in Benchmarks/*/ (8 codec, 6 hostile).
-expected_benchmarks=14
+# Keep in step with the Benchmark(...) registrations in Benchmarks/*/ (8 codec, 6 hostile, 5 store).
+expected_benchmarks=19
 
 mode=full
 if [[ ${1:-} == --smoke ]]; then
@@ -55,7 +55,7 @@ if grep -E '^(WARNING:|FAILED:)|^Benchmark .* failed with ' "$log" >/dev/null; t
 fi
 # A benchmark that ran prints its name on a line of its own followed by its table; one
 # that failed prints no table, and the plugin still exits 0.
-ran=$(awk '/^(Codec|Hostile input): / { name = 1; next } name && /^╒/ { count++ } { name = 0 } END { print count + 0 }' "$log")
+ran=$(awk '/^(Codec|Hostile input|Store): / { name = 1; next } name && /^╒/ { count++ } { name = 0 } END { print count + 0 }' "$log")
 if (($# == 0)) && ((ran != expected_benchmarks)); then
     problems+=("$ran benchmarks produced results; expected $expected_benchmarks")
 elif ((ran == 0)); then

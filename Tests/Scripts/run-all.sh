@@ -8,3 +8,7 @@ bash Tests/Scripts/install-dependencies.sh
 
 swift build --build-tests
 swift test --skip-build
+
+# The benchmarks in smoke mode (a couple of iterations each), so they never rot; the full
+# run is `bash Benchmarks/run.sh`.
+bash Benchmarks/run.sh --smoke
