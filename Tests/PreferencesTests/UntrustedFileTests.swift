@@ -67,5 +67,9 @@ struct UntrustedFileTests {
             #expect(bytes(kind == "symlink" ? target : path) == before)
         }
         #expect(store.string(forKey: "k") == "mine", "the change stays pending in memory")
+        // Once the hazard is gone, the kept change is written.
+        try FileManager.default.removeItem(atPath: path)
+        try store.flush()
+        #expect(try fixture.onDisk(path) == ["k": "mine"])
     }
 }
