@@ -208,7 +208,7 @@ struct HostileInputTests {
         for i in 1...40 { raw.objects.append(arrayObject([i + 1])) }
         raw.objects.append(asciiObject("end"))  // object 41
         for i in 42..<72 { raw.objects.append(arrayObject([i + 1 == 72 ? 1 : i + 1])) }
-        expectError(raw.bytes, .tooDeep, mentioning: "where it is shared")
+        expectError(raw.bytes, .tooDeep, mentioning: "deeper than 64")
     }
 
     /// "Billion laughs": each level an array holding the next level twice.

@@ -65,10 +65,8 @@ public final class PreferenceStore: Sendable {
     /// `setPersistentDomain(_:forName:)` with ``globalDomain`` to write it). A nil
     /// `suiteName` opens the same domain as ``standard``.
     public convenience init?(suiteName: String?) {
-        guard let name = suiteName ?? Optional(PreferenceStore.standard.domain),
-            name != Self.globalDomain,
-            (try? DomainName(name)) != nil
-        else { return nil }
+        let name = suiteName ?? PreferenceStore.standard.domain
+        guard name != Self.globalDomain, (try? DomainName(name)) != nil else { return nil }
         try? self.init(domain: name, configuration: Configuration())
     }
 
@@ -92,8 +90,8 @@ public final class PreferenceStore: Sendable {
         values = Mutex(ResolvedValues(layers: []))
         let layers = makeLayers(suites: [])
         values.withLock { $0.setLayers(layers) }
-        for source in Set(layers.compactMap { $0.source.map(ObjectIdentifier.init) }) {
-            layers.first { $0.source.map(ObjectIdentifier.init) == source }?.source?.subscribe(self)
+        for source in layers.compactMap(\.source) {
+            source.subscribe(self)
         }
     }
 

@@ -45,16 +45,6 @@ private struct BinaryPropertyListReader {
     typealias Format = BinaryPropertyListFormat
     typealias Marker = BinaryPropertyListFormat.Marker
 
-    /// What is known about one object while decoding.
-    private struct ObjectState {
-        /// 0 not yet visited, 1 being decoded (a reference back to it is a cycle), 2 done.
-        var phase: UInt8 = 0
-        /// Nesting height of the object's subtree: 0 for scalars.
-        var height: UInt8 = 0
-        /// Values in the object's expanded subtree, itself included.
-        var size: Int32 = 0
-    }
-
     private let bytes: UnsafeRawBufferPointer
     private let limits: PropertyListLimits
     private let offsetWidth: Int
@@ -63,8 +53,16 @@ private struct BinaryPropertyListReader {
     private let topObject: Int
     /// Objects lie in `headerLength ..< objectsEnd`; the offset table starts at `objectsEnd`.
     private let objectsEnd: Int
-    private var states: [ObjectState]
-    private var values: [PropertyListValue?]
+    /// One bit per object: set while the object is being decoded, so a reference back to
+    /// it is a cycle.
+    private var inProgress: [UInt64]
+    /// One bit per object: set once the object is in `sharedStrings`.
+    private var isShared: [UInt64]
+    /// Strings and data too long to store inline, by object number, so every reference
+    /// to one shares a single copy (a planted file cannot multiply a large string).
+    /// Containers are not cached: a shared container is decoded again at each reference,
+    /// which the expansion limit keeps bounded, and a typical file shares none.
+    private var sharedStrings: [Int: PropertyListValue] = [:]
     private var expandedCount = 0
 
     init(bytes: UnsafeRawBufferPointer, limits: PropertyListLimits) throws(PropertyListError) {
@@ -136,8 +134,8 @@ private struct BinaryPropertyListReader {
         objectCount = Int(declaredCount)
         topObject = Int(declaredTop)
         objectsEnd = Int(declaredTable)
-        states = Array(repeating: ObjectState(), count: objectCount)
-        values = Array(repeating: nil, count: objectCount)
+        inProgress = Array(repeating: 0, count: (objectCount + 63) / 64)
+        isShared = inProgress
     }
 
     mutating func readTopObject() throws(PropertyListError) -> PropertyListValue {
@@ -148,17 +146,12 @@ private struct BinaryPropertyListReader {
 
     /// Decodes object `index`, found inside `depth` enclosing containers.
     private mutating func value(at index: Int, depth: Int) throws(PropertyListError) -> PropertyListValue {
-        let state = states[index]
-        if state.phase == 2, let cached = values[index] {
-            try countExpanded(Int(state.size), object: index)
-            guard depth + Int(state.height) <= limits.depth else {
-                throw PropertyListError(
-                    .tooDeep, at: try offset(of: index),
-                    "object \(index) nests containers deeper than \(limits.depth) where it is shared")
-            }
-            return cached
+        let (word, bit) = (index >> 6, UInt64(1) << UInt64(index & 63))
+        if isShared[word] & bit != 0, let shared = sharedStrings[index] {
+            try countExpanded(1, object: index)
+            return shared
         }
-        if state.phase == 1 {
+        if inProgress[word] & bit != 0 {
             throw PropertyListError(.cycle, at: try offset(of: index), "object \(index) contains itself")
         }
         let offset = try offset(of: index)
@@ -216,40 +209,32 @@ private struct BinaryPropertyListReader {
         default:
             throw Self.badMarker(marker, object: index, at: offset)
         }
-        switch marker & 0xF0 {
-        case Marker.data, Marker.asciiString, Marker.utf16String:
-            // Strings and data are cached so every reference shares one copy; numbers,
-            // booleans and dates are cheaper to decode again than to cache.
-            states[index] = ObjectState(phase: 2, height: 0, size: 1)
-            values[index] = value
-        case Marker.array, Marker.dictionary:
-            values[index] = value
-        default:
-            break
+        // Strings and data of 16 bytes or more live on the heap: share them. Shorter ones
+        // are stored inline and cost nothing to decode again.
+        if marker & 0xF0 == Marker.data || marker & 0xF0 == Marker.asciiString || marker & 0xF0 == Marker.utf16String,
+            marker & 0x0F == Marker.countFollows
+        {
+            sharedStrings[index] = value
+            isShared[word] |= bit
         }
         return value
     }
 
     private mutating func array(marker: UInt8, object index: Int, at offset: Int, depth: Int) throws(PropertyListError) -> PropertyListValue {
         let (count, start) = try beginContainer(marker: marker, object: index, at: offset, depth: depth, references: 1, what: "array")
-        let before = expandedCount - 1
         var elements: [PropertyListValue] = []
         elements.reserveCapacity(count)
-        var height = 0
         for position in 0..<count {
             let child = try reference(at: start + position * referenceWidth, in: index)
             elements.append(try value(at: child, depth: depth + 1))
-            height = max(height, Int(states[child].height))
         }
-        finishContainer(index, height: height + 1, expandedSince: before)
+        finishContainer(index)
         return .array(elements)
     }
 
     private mutating func dictionary(marker: UInt8, object index: Int, at offset: Int, depth: Int) throws(PropertyListError) -> PropertyListValue {
         let (count, start) = try beginContainer(marker: marker, object: index, at: offset, depth: depth, references: 2, what: "dictionary")
-        let before = expandedCount - 1
         var entries: [String: PropertyListValue] = Dictionary(minimumCapacity: count)
-        var height = 0
         let valuesStart = start + count * referenceWidth
         for position in 0..<count {
             let keyObject = try reference(at: start + position * referenceWidth, in: index)
@@ -266,9 +251,8 @@ private struct BinaryPropertyListReader {
             }
             let child = try reference(at: valuesStart + position * referenceWidth, in: index)
             entries[key] = try value(at: child, depth: depth + 1)
-            height = max(height, Int(states[child].height))
         }
-        finishContainer(index, height: height + 1, expandedSince: before)
+        finishContainer(index)
         return .dictionary(entries)
     }
 
@@ -281,14 +265,13 @@ private struct BinaryPropertyListReader {
         }
         let (count, start) = try count(
             marker: marker, object: index, at: offset, elementWidth: references * referenceWidth, what: what)
-        states[index].phase = 1
+        inProgress[index >> 6] |= UInt64(1) << UInt64(index & 63)
         try countExpanded(1, object: index)
         return (count, start)
     }
 
-    private mutating func finishContainer(_ index: Int, height: Int, expandedSince before: Int) {
-        // Both are bounded by the limits (height ≤ 64, size ≤ 100,000), so they fit.
-        states[index] = ObjectState(phase: 2, height: UInt8(height), size: Int32(expandedCount - before))
+    private mutating func finishContainer(_ index: Int) {
+        inProgress[index >> 6] &= ~(UInt64(1) << UInt64(index & 63))
     }
 
     private mutating func countExpanded(_ amount: Int, object index: Int) throws(PropertyListError) {
