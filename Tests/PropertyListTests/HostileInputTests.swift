@@ -209,6 +209,9 @@ struct HostileInputTests {
         raw.objects.append(asciiObject("end"))  // object 41
         for i in 42..<72 { raw.objects.append(arrayObject([i + 1 == 72 ? 1 : i + 1])) }
         expectError(raw.bytes, .tooDeep, mentioning: "deeper than 64")
+        // Referenced a third time, the subtree comes from the cache, which checks it too.
+        raw.objects[0] = arrayObject([1, 1, 42])
+        expectError(raw.bytes, .tooDeep, mentioning: "where it is shared")
     }
 
     /// "Billion laughs": each level an array holding the next level twice.

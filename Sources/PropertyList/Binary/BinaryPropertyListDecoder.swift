@@ -56,14 +56,27 @@ private struct BinaryPropertyListReader {
     /// One bit per object: set while the object is being decoded, so a reference back to
     /// it is a cycle.
     private var inProgress: [UInt64]
-    /// One bit per object: set once the object is in `sharedStrings`.
+    /// One bit per container: set once it has been decoded.
+    private var isVisited: [UInt64]
+    /// One bit per object: set once the object is in `shared`.
     private var isShared: [UInt64]
-    /// Strings and data too long to store inline, by object number, so every reference
-    /// to one shares a single copy (a planted file cannot multiply a large string).
-    /// Containers are not cached: a shared container is decoded again at each reference,
-    /// which the expansion limit keeps bounded, and a typical file shares none.
-    private var sharedStrings: [Int: PropertyListValue] = [:]
+    /// Objects decoded once and kept for further references, by object number: long
+    /// strings and data (so a planted file cannot multiply a large string), and containers
+    /// from their second reference on (so "billion laughs" costs linear time, while a
+    /// typical file, which shares no container, pays nothing for a cache).
+    private var shared: [Int: SharedObject] = [:]
+    /// The deepest container nesting reached so far, to learn a shared subtree's height.
+    private var deepest = 0
     private var expandedCount = 0
+
+    /// A decoded object kept for reuse, with what reusing it costs against the limits.
+    private struct SharedObject {
+        var value: PropertyListValue
+        /// Values in its expanded subtree, itself included.
+        var size: Int
+        /// Containers nested in it, itself included (0 for strings and data).
+        var height: Int
+    }
 
     init(bytes: UnsafeRawBufferPointer, limits: PropertyListLimits) throws(PropertyListError) {
         self.bytes = bytes
@@ -136,6 +149,7 @@ private struct BinaryPropertyListReader {
         objectsEnd = Int(declaredTable)
         inProgress = Array(repeating: 0, count: (objectCount + 63) / 64)
         isShared = inProgress
+        isVisited = inProgress
     }
 
     mutating func readTopObject() throws(PropertyListError) -> PropertyListValue {
@@ -147,9 +161,15 @@ private struct BinaryPropertyListReader {
     /// Decodes object `index`, found inside `depth` enclosing containers.
     private mutating func value(at index: Int, depth: Int) throws(PropertyListError) -> PropertyListValue {
         let (word, bit) = (index >> 6, UInt64(1) << UInt64(index & 63))
-        if isShared[word] & bit != 0, let shared = sharedStrings[index] {
-            try countExpanded(1, object: index)
-            return shared
+        if isShared[word] & bit != 0, let reused = shared[index] {
+            try countExpanded(reused.size, object: index)
+            guard depth + reused.height <= limits.depth else {
+                throw PropertyListError(
+                    .tooDeep, at: try offset(of: index),
+                    "object \(index) nests containers deeper than \(limits.depth) where it is shared")
+            }
+            deepest = max(deepest, depth + reused.height)
+            return reused.value
         }
         if inProgress[word] & bit != 0 {
             throw PropertyListError(.cycle, at: try offset(of: index), "object \(index) contains itself")
@@ -202,10 +222,19 @@ private struct BinaryPropertyListReader {
             throw PropertyListError(.unsupportedType, at: offset, "object \(index) is a keyed-archiver UID, which preferences cannot hold")
         case Marker.set:
             throw PropertyListError(.unsupportedType, at: offset, "object \(index) is a set, which property lists cannot hold")
-        case Marker.array:
-            value = try array(marker: marker, object: index, at: offset, depth: depth)
-        case Marker.dictionary:
-            value = try dictionary(marker: marker, object: index, at: offset, depth: depth)
+        case Marker.array, Marker.dictionary:
+            let (expandedBefore, deepestBefore) = (expandedCount, deepest)
+            deepest = depth
+            value = marker & 0xF0 == Marker.array
+                ? try array(marker: marker, object: index, at: offset, depth: depth)
+                : try dictionary(marker: marker, object: index, at: offset, depth: depth)
+            if isVisited[word] & bit != 0 {
+                shared[index] = SharedObject(value: value, size: expandedCount - expandedBefore, height: deepest - depth)
+                isShared[word] |= bit
+            }
+            isVisited[word] |= bit
+            deepest = max(deepest, deepestBefore)
+            return value
         default:
             throw Self.badMarker(marker, object: index, at: offset)
         }
@@ -214,7 +243,7 @@ private struct BinaryPropertyListReader {
         if marker & 0xF0 == Marker.data || marker & 0xF0 == Marker.asciiString || marker & 0xF0 == Marker.utf16String,
             marker & 0x0F == Marker.countFollows
         {
-            sharedStrings[index] = value
+            shared[index] = SharedObject(value: value, size: 1, height: 0)
             isShared[word] |= bit
         }
         return value
@@ -266,6 +295,7 @@ private struct BinaryPropertyListReader {
         let (count, start) = try count(
             marker: marker, object: index, at: offset, elementWidth: references * referenceWidth, what: what)
         inProgress[index >> 6] |= UInt64(1) << UInt64(index & 63)
+        deepest = max(deepest, depth + 1)
         try countExpanded(1, object: index)
         return (count, start)
     }
