@@ -20,7 +20,7 @@ public struct BinaryPropertyListEncoder: Sendable {
     public func encode(_ value: PropertyListValue) throws(PropertyListError) -> [UInt8] {
         var flattener = ObjectFlattener()
         _ = try flattener.add(value, depth: 0)
-        return BinaryPropertyListWriter(objects: flattener.objects).write()
+        return BinaryPropertyListWriter(objects: flattener.objects, estimatedSize: flattener.estimatedSize).write()
     }
 }
 
@@ -83,6 +83,9 @@ private struct ExactString: Hashable {
 /// the decoder's default limits.
 private struct ObjectFlattener {
     var objects: [FlatObject] = []
+    /// An upper bound on the encoded size (before the offset table), so the writer
+    /// allocates its output once instead of doubling it through a megabyte.
+    private(set) var estimatedSize = 64
     private var shared: [ScalarIdentity: Int] = [:]
     private var expandedCount = 0
 
@@ -104,6 +107,7 @@ private struct ObjectFlattener {
                 children.append(try add(element, depth: depth + 1))
             }
             objects[index] = .array(children)
+            estimatedSize += 10 + 4 * children.count
             return index
         case .dictionary(let entries):
             let index = try reserve(depth: depth)
@@ -120,6 +124,7 @@ private struct ObjectFlattener {
                 values.append(try add(value, depth: depth + 1))
             }
             objects[index] = .dictionary(keys: keys, values: values)
+            estimatedSize += 10 + 8 * keys.count
             return index
         case .bool(let bool): identity = .bool(bool)
         case .integer(let integer): identity = .integer(integer)
@@ -135,6 +140,11 @@ private struct ObjectFlattener {
         try checkObjectCount()
         objects.append(.scalar(value))
         shared[identity] = objects.count - 1
+        switch value {
+        case .string(let string): estimatedSize += 10 + 2 * string.utf8.count
+        case .data(let data): estimatedSize += 10 + data.count
+        default: estimatedSize += 17
+        }
         return objects.count - 1
     }
 
@@ -214,13 +224,16 @@ private struct BinaryPropertyListWriter {
     private let referenceWidth: Int
     private var output: [UInt8] = []
 
-    init(objects: [FlatObject]) {
+    private let estimatedSize: Int
+
+    init(objects: [FlatObject], estimatedSize: Int) {
         self.objects = objects
+        self.estimatedSize = estimatedSize
         referenceWidth = Format.width(for: UInt64(objects.count - 1))
     }
 
     consuming func write() -> [UInt8] {
-        output.reserveCapacity(64 + objects.count * 16)
+        output.reserveCapacity(estimatedSize + objects.count * (referenceWidth + 8) + 40)
         output.append(contentsOf: Format.magic)
         output.append(contentsOf: Format.version)
         var offsets: [Int] = []
