@@ -135,8 +135,184 @@ enum SystemCalls {
         )
     }
 
+    /// An identifier for the calling thread (`pthread_self`).
+    ///
+    /// Compared only against the identifier of a thread that is still running, because the
+    /// system may hand a finished thread's identifier to a new one.
+    static func currentThread() -> UInt {
+        UInt(Glibc.pthread_self())
+    }
+
+    // MARK: inotify
+
+    /// Creates an inotify instance whose reads never block and which no child program
+    /// inherits (`inotify_init1(IN_NONBLOCK | IN_CLOEXEC)`).
+    ///
+    /// Fails with `EMFILE`/`ENFILE` when descriptors or instances run out
+    /// (`fs.inotify.max_user_instances`) and `ENOSYS` on kernels built without inotify.
+    static func makeInotifyInstance() throws(Errno) -> FileDescriptor {
+        let descriptor = Glibc.inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC))
+        if descriptor < 0 { throw currentErrno() }
+        return FileDescriptor(rawValue: descriptor)
+    }
+
+    /// Starts watching a path for `events`, or updates the events of the existing watch on
+    /// the same inode (`inotify_add_watch`).
+    ///
+    /// The kernel keeps one watch per inode and instance, so two paths to one directory
+    /// (through a symbolic link, say) return the same descriptor.
+    ///
+    /// - Throws: `ENOENT`/`ENOTDIR`/`EACCES` when the path cannot be reached or (with
+    ///   ``WatchEvents/onlyDirectory``) is not a directory, `ENOSPC` when the watch limit
+    ///   (`fs.inotify.max_user_watches`) is reached.
+    static func addWatch(
+        _ path: FilePath, for events: WatchEvents, to inotify: FileDescriptor
+    ) throws(Errno) -> WatchDescriptor {
+        let watch = path.withPlatformString { Glibc.inotify_add_watch(inotify.rawValue, $0, events.rawValue) }
+        if watch < 0 { throw currentErrno() }
+        return WatchDescriptor(rawValue: watch)
+    }
+
+    /// Stops a watch (`inotify_rm_watch`); the kernel then queues a ``WatchEvents/watchRemoved``
+    /// event for it.
+    ///
+    /// - Throws: `EINVAL` if the watch is already gone, for instance because its directory
+    ///   was deleted.
+    static func removeWatch(_ watch: WatchDescriptor, from inotify: FileDescriptor) throws(Errno) {
+        if Glibc.inotify_rm_watch(inotify.rawValue, watch.rawValue) != 0 { throw currentErrno() }
+    }
+
+    /// Reads the queued inotify events that fit in `buffer` (`read`), without blocking.
+    ///
+    /// - Returns: The events in the order the kernel queued them; empty when none are queued
+    ///   (`EAGAIN` on the non-blocking instance).
+    static func readWatchEvents(
+        from inotify: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer
+    ) throws(Errno) -> [WatchEvent] {
+        while true {
+            let count = Glibc.read(inotify.rawValue, buffer.baseAddress, buffer.count)
+            if count >= 0 { return parseWatchEvents(UnsafeRawBufferPointer(rebasing: buffer[..<count])) }
+            let error = currentErrno()
+            if error == .interrupted { continue }
+            if error == .wouldBlock { return [] }
+            throw error
+        }
+    }
+
+    /// Splits the bytes of an inotify read into events (`struct inotify_event` records).
+    ///
+    /// Each record is a fixed header (watch descriptor, mask, cookie, name length) followed
+    /// by `len` bytes holding the name, NUL-padded. Every field is loaded unaligned and every
+    /// length is checked against the bytes actually present, so a short or malformed buffer
+    /// ends the parse instead of reading past it. A name that is not valid UTF-8 cannot be any
+    /// watched file's name (those are Swift strings), so such an event is dropped.
+    static func parseWatchEvents(_ bytes: UnsafeRawBufferPointer) -> [WatchEvent] {
+        let headerSize = MemoryLayout<inotify_event>.size
+        let maskOffset = MemoryLayout<inotify_event>.offset(of: \.mask)!
+        let lengthOffset = MemoryLayout<inotify_event>.offset(of: \.len)!
+        var events: [WatchEvent] = []
+        var offset = 0
+        while bytes.count - offset >= headerSize {
+            let descriptor = bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+            let mask = bytes.loadUnaligned(fromByteOffset: offset + maskOffset, as: UInt32.self)
+            let nameLength = Int(bytes.loadUnaligned(fromByteOffset: offset + lengthOffset, as: UInt32.self))
+            let nameStart = offset + headerSize
+            guard nameLength <= bytes.count - nameStart else { break }
+            offset = nameStart + nameLength
+            var name: String?
+            if nameLength > 0 {
+                let nameBytes = bytes[nameStart..<offset].prefix { $0 != 0 }
+                guard let decoded = String(validating: nameBytes, as: UTF8.self) else { continue }
+                name = decoded
+            }
+            events.append(
+                WatchEvent(watch: WatchDescriptor(rawValue: descriptor), events: WatchEvents(rawValue: mask), name: name))
+        }
+        return events
+    }
+
+    // MARK: poll
+
+    /// Waits until at least one of `descriptors` can be read without blocking, or the timeout
+    /// passes (`poll` with `POLLIN`).
+    ///
+    /// A descriptor whose other end was closed, or that reports an error, counts as readable:
+    /// the read that follows says what happened. A signal ends the wait early with nothing
+    /// ready, which callers that loop treat like a timeout.
+    ///
+    /// - Parameter timeout: How long to wait at most, rounded up to whole milliseconds so a
+    ///   short wait never becomes a busy loop; nil waits without limit.
+    /// - Returns: For each descriptor, in order, whether it is ready.
+    static func waitForInput(_ descriptors: [FileDescriptor], timeout: Duration?) throws(Errno) -> [Bool] {
+        var entries = descriptors.map { pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0) }
+        var milliseconds: Int32 = -1
+        if let timeout {
+            let (seconds, attoseconds) = timeout.components
+            let total = max(0, seconds) * 1000 + (max(0, attoseconds) + 999_999_999_999_999) / 1_000_000_000_000_000
+            milliseconds = Int32(clamping: total)
+        }
+        let result = Glibc.poll(&entries, nfds_t(entries.count), milliseconds)
+        if result < 0 {
+            let error = currentErrno()
+            if error == .interrupted { return Array(repeating: false, count: descriptors.count) }
+            throw error
+        }
+        let readiness = Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)
+        return entries.map { $0.revents & readiness != 0 }
+    }
+
     /// The error of the system call that just failed on this thread.
     private static func currentErrno() -> Errno {
         Errno(rawValue: Glibc.errno)
+    }
+}
+
+extension SystemCalls {
+    /// One inotify watch, as `inotify_add_watch` numbers it within its instance.
+    struct WatchDescriptor: RawRepresentable, Hashable, Sendable {
+        /// The kernel's watch descriptor.
+        let rawValue: Int32
+    }
+
+    /// What an inotify watch reports, or what happened in one event (the `IN_*` mask bits).
+    ///
+    /// The names say what happened to the entry an event names, or, for the `watched...`
+    /// members, to the watched directory itself.
+    struct WatchEvents: OptionSet, Hashable, Sendable {
+        let rawValue: UInt32
+
+        /// A file opened for writing was closed (`IN_CLOSE_WRITE`).
+        static let closedAfterWriting = WatchEvents(rawValue: UInt32(IN_CLOSE_WRITE))
+        /// An entry was renamed into the directory, possibly over another (`IN_MOVED_TO`).
+        static let movedIn = WatchEvents(rawValue: UInt32(IN_MOVED_TO))
+        /// An entry was renamed out of the directory, or to another name (`IN_MOVED_FROM`).
+        static let movedOut = WatchEvents(rawValue: UInt32(IN_MOVED_FROM))
+        /// An entry was deleted (`IN_DELETE`).
+        static let deleted = WatchEvents(rawValue: UInt32(IN_DELETE))
+        /// An entry's permissions, owner, timestamps or link count changed (`IN_ATTRIB`).
+        static let attributesChanged = WatchEvents(rawValue: UInt32(IN_ATTRIB))
+        /// The watched directory itself was deleted (`IN_DELETE_SELF`).
+        static let watchedDeleted = WatchEvents(rawValue: UInt32(IN_DELETE_SELF))
+        /// The watched directory itself was renamed or moved (`IN_MOVE_SELF`).
+        static let watchedMoved = WatchEvents(rawValue: UInt32(IN_MOVE_SELF))
+        /// The file system holding the watched directory was unmounted (`IN_UNMOUNT`).
+        static let watchedUnmounted = WatchEvents(rawValue: UInt32(IN_UNMOUNT))
+        /// The watch is gone, removed explicitly or because its directory is (`IN_IGNORED`).
+        static let watchRemoved = WatchEvents(rawValue: UInt32(IN_IGNORED))
+        /// The event queue overflowed and events were lost (`IN_Q_OVERFLOW`).
+        static let queueOverflowed = WatchEvents(rawValue: UInt32(IN_Q_OVERFLOW))
+        /// A request flag: watch the path only if it is a directory (`IN_ONLYDIR`).
+        static let onlyDirectory = WatchEvents(rawValue: UInt32(IN_ONLYDIR))
+    }
+
+    /// One event read from an inotify instance.
+    struct WatchEvent: Hashable, Sendable {
+        /// The watch that reported it; meaningless for ``WatchEvents/queueOverflowed``.
+        let watch: WatchDescriptor
+        /// What happened.
+        let events: WatchEvents
+        /// The entry in the watched directory it concerns; nil for events about the
+        /// directory itself or the queue.
+        let name: String?
     }
 }
