@@ -1,0 +1,26 @@
+import Foundation
+import Synchronization
+
+extension DirectoryWatcher {
+    /// Whether the process has already been told that watching fell back to polling.
+    private static let hasWarnedOfPolling = Atomic(false)
+
+    /// Reports, once per process, that some preference files are polled rather than watched.
+    ///
+    /// One warning says what matters (changes by other processes now take up to two seconds
+    /// to arrive, and cost a read every second); one per directory would flood a log when
+    /// the watch limit is hit.
+    static func warnPollingFallback(because reason: String) {
+        guard !hasWarnedOfPolling.exchange(true, ordering: .relaxed) else { return }
+        writeWarning(
+            "\(reason); changes made by other processes are found by checking every second instead of by inotify")
+    }
+
+    /// Writes one warning line to standard error as `swift-preferences: warning: ...`.
+    ///
+    /// The one place the watcher's warnings leave the library, to be routed to journald with
+    /// the rest of its diagnostics.
+    static func writeWarning(_ message: String) {
+        FileHandle.standardError.write(Data("swift-preferences: warning: \(message)\n".utf8))
+    }
+}
