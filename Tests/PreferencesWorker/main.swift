@@ -5,6 +5,10 @@
 //   PreferencesWorker increment DOMAIN KEY COUNT         COUNT atomic increments of KEY
 //   PreferencesWorker set-and-exit DOMAIN KEY VALUE      set one string and exit without flushing
 //   PreferencesWorker read DOMAIN KEY                    print string(forKey:) or "(nil)"
+//   PreferencesWorker watch-files SECONDS PATH...        report each directory-watcher call
+//   PreferencesWorker watch-churn DIRECTORY COUNT        count fds and threads around COUNT watches
+//
+// The watch commands are in WatchCommands.swift.
 import Foundation
 import Preferences
 
@@ -45,6 +49,10 @@ case "set-and-exit":
     exit(0)
 case "read":
     print(store(domain).string(forKey: arguments[3]) ?? "(nil)")
+case "watch-files":
+    watchFiles(seconds: arguments[2], paths: Array(arguments.dropFirst(3)))
+case "watch-churn":
+    watchChurn(directory: arguments[2], count: arguments[3])
 default:
     fail("unknown command \(command)")
 }
