@@ -209,8 +209,10 @@ struct DirectoryWatcherTests {
             try replaceByRename(path, with: text)
             #expect(await sentinel.waitForText(text))
         }
+        // An overflow calls every handler still registered.
+        let sentinelCalls = sentinel.count
         watcher.simulateOverflow()
-        #expect(await sentinel.waitForCount(atLeast: sentinel.count + 1))
+        #expect(await sentinel.waitForCount(atLeast: sentinelCalls + 1))
 
         #expect(cancelled.count == callsAtCancel)
         #expect(!cancelled.texts.contains("2") && !cancelled.texts.contains("3"))
