@@ -5,6 +5,9 @@
 //   PreferencesWorker increment DOMAIN KEY COUNT         COUNT atomic increments of KEY
 //   PreferencesWorker set-and-exit DOMAIN KEY VALUE      set one string and exit without flushing
 //   PreferencesWorker read DOMAIN KEY                    print string(forKey:) or "(nil)"
+//   PreferencesWorker burst DOMAIN KEY COUNT             set KEY to v0...v(COUNT-1) as fast as possible
+//   PreferencesWorker growth DOMAIN-PREFIX COUNT          open, observe and release COUNT stores; print
+//                                                        "descriptors A B threads C D" (before, after)
 //   PreferencesWorker watch-files SECONDS PATH...        report each directory-watcher call
 //   PreferencesWorker watch-churn DIRECTORY COUNT        count fds and threads around COUNT watches
 //
@@ -47,6 +50,38 @@ case "set-and-exit":
     guard arguments.count == 5 else { fail("set-and-exit DOMAIN KEY VALUE") }
     store(domain).set(arguments[4], forKey: arguments[3])
     exit(0)
+case "burst":
+    guard arguments.count == 5, let count = Int(arguments[4]) else { fail("burst DOMAIN KEY COUNT") }
+    let preferences = store(domain)
+    for index in 0..<count {
+        preferences.set("v\(index)", forKey: arguments[3])
+    }
+    do throws(PreferencesError) { try preferences.flush() } catch { fail("flush: \(error)") }
+case "growth":
+    guard let count = Int(arguments[3]) else { fail("growth DOMAIN-PREFIX COUNT") }
+    func entries(_ directory: String) -> Int { (try? FileManager.default.contentsOfDirectory(atPath: directory).count) ?? -1 }
+    do {
+        let warmUp = store(domain + ".warmup")
+        let observation = warmUp.observe("k") { _ in }
+        warmUp.set(0, forKey: "k")
+        do throws(PreferencesError) { try warmUp.flush() } catch { fail("flush: \(error)") }
+        observation.cancel()
+    }
+    Thread.sleep(forTimeInterval: 0.2)
+    let before = (entries("/proc/self/fd"), entries("/proc/self/task"))
+    for index in 0..<count {
+        let preferences = store("\(domain).\(index % 50)")
+        let observation = preferences.observe("k") { _ in }
+        preferences.set(index, forKey: "k")
+        observation.cancel()
+    }
+    // Flush every domain so no background write is open while counting.
+    for index in 0..<min(count, 50) {
+        do throws(PreferencesError) { try store("\(domain).\(index)").flush() } catch { fail("flush: \(error)") }
+    }
+    Thread.sleep(forTimeInterval: 0.5)
+    let after = (entries("/proc/self/fd"), entries("/proc/self/task"))
+    print("descriptors \(before.0) \(after.0) threads \(before.1) \(after.1)")
 case "read":
     print(store(domain).string(forKey: arguments[3]) ?? "(nil)")
 case "watch-files":

@@ -22,6 +22,8 @@ extension DomainFile {
     /// - Parameters:
     ///   - policy: The trust rules, size limit and lock timeout.
     ///   - fallback: The values to start from when the file on disk is corrupt.
+    ///   - known: What the caller last read or wrote; if the file still has that identity
+    ///     (device, inode, size, modification and change times), it is not read again.
     ///   - body: Changes the values; it runs while the lock is held, so it must not block or
     ///     call out to observers. If it throws, nothing is written.
     /// - Returns: `body`'s result, and what is on disk afterwards (nil if there is no file).
@@ -32,6 +34,7 @@ extension DomainFile {
     func update<Result>(
         policy: FilePolicy,
         recovering fallback: [String: PropertyListValue],
+        known: DomainContents? = nil,
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
     ) throws(PreferencesError) -> (result: Result, contents: DomainContents?) {
         try ensureDirectory(policy: policy)
@@ -47,7 +50,13 @@ extension DomainFile {
         var isCorrupt = false
         var values: [String: PropertyListValue]
         do {
-            current = try read(policy: policy)
+            // The common case, a process writing again what it wrote last: the file is the
+            // one it knows, so reading and decoding it again would only cost time.
+            if let known, identity() == known.identity {
+                current = known
+            } else {
+                current = try read(policy: policy)
+            }
             values = current?.values ?? [:]
         } catch {
             guard error.code == .corrupt || error.code == .notADictionary else { throw error }

@@ -30,6 +30,8 @@ final class PersistentDomain: Sendable {
         var isFlushScheduled = false
         var retryDelay: Duration = .zero
         var subscribers: [ObjectIdentifier: WeakStore] = [:]
+        /// Keeps the directory watch on this file alive.
+        var watch: DirectoryWatcher.Registration?
     }
 
     private struct WeakStore {
@@ -58,6 +60,7 @@ final class PersistentDomain: Sendable {
             table[file.path] = created
             return created
         }
+        domain.startWatching()
         ProcessExit.ensureFlushAtExit()
         return domain
     }
@@ -91,32 +94,71 @@ final class PersistentDomain: Sendable {
         reload()
     }
 
-    /// Re-reads the file and hands its values (with pending changes on top) to every store.
-    func reload() {
-        let outcome: Result<DomainContents?, PreferencesError>
-        do throws(PreferencesError) {
-            outcome = .success(try file.read(policy: policy))
-        } catch {
-            outcome = .failure(error)
+    /// Watches the file's directory, once: another process's write, a hand edit or a
+    /// deletion then reaches every store within milliseconds, with no call.
+    private func startWatching() {
+        let needsWatch = state.withLock { $0.watch == nil }
+        guard needsWatch else { return }
+        let registration = DirectoryWatcher.shared.watch(directory: file.directory, fileName: file.fileName) { [weak self] in
+            self?.refreshFromDisk()
         }
-        let (values, stores) = state.withLock { state -> ([String: PropertyListValue], [PreferenceStore]) in
-            state.isLoaded = true
-            switch outcome {
-            case .success(let contents):
-                state.disk = contents?.values ?? [:]
-                state.identity = contents?.identity
-                state.problem = nil
-            case .failure(let error):
-                // Keep the last good values: a damaged file must not wipe settings.
-                state.problem = error
+        let redundant = state.withLock { state -> DirectoryWatcher.Registration? in
+            if state.watch == nil {
+                state.watch = registration
+                return nil
             }
-            return (Self.overlay(state), state.subscribers.values.compactMap(\.store))
+            return registration
         }
-        if case .failure(let error) = outcome {
-            PreferencesDiagnostics.report(error)
+        redundant?.cancel()
+    }
+
+    /// Called by the watcher: re-reads the file if it is not the one this process last read
+    /// or wrote (its own writes are recognised by identity and not parsed again).
+    func refreshFromDisk() {
+        // Serialised with flushes, so a read racing a write never installs stale values.
+        let isCurrent = flushing.withLock { _ in
+            let known = state.withLock { ($0.isLoaded, $0.identity) }
+            return known.0 && file.identity() == known.1
+        }
+        guard !isCurrent else { return }
+        reload()
+    }
+
+    /// Re-reads the file and hands its values (with pending changes on top) to every store;
+    /// what differs came from outside this process.
+    func reload() {
+        // Under the flush lock, so a write cannot land between this read and installing
+        // what it read.
+        let (values, stores, failure) = flushing.withLock { _ in
+            let outcome: Result<DomainContents?, PreferencesError>
+            do throws(PreferencesError) {
+                outcome = .success(try file.read(policy: policy))
+            } catch {
+                outcome = .failure(error)
+            }
+            let failedIdentity: FileIdentity? = if case .failure = outcome { file.identity() } else { nil }
+            return state.withLock { state -> ([String: PropertyListValue], [PreferenceStore], PreferencesError?) in
+                state.isLoaded = true
+                switch outcome {
+                case .success(let contents):
+                    state.disk = contents?.values ?? [:]
+                    state.identity = contents?.identity
+                    state.problem = nil
+                    return (Self.overlay(state), state.subscribers.values.compactMap(\.store), nil)
+                case .failure(let error):
+                    // Keep the last good values: a damaged file must not wipe settings. Its
+                    // identity is remembered so it is not parsed again until it changes.
+                    state.identity = failedIdentity
+                    state.problem = error
+                    return (Self.overlay(state), state.subscribers.values.compactMap(\.store), error)
+                }
+            }
+        }
+        if let failure {
+            PreferencesDiagnostics.report(failure)
         }
         for store in stores {
-            store.domainDidReload(self, values: values)
+            store.domainDidReload(self, values: values, origin: .anotherProcess)
         }
     }
 
@@ -160,7 +202,7 @@ final class PersistentDomain: Sendable {
             return state.subscribers.values.compactMap(\.store)
         }
         for store in stores {
-            store.domainDidReload(self, values: values)
+            store.domainDidReload(self, values: values, origin: .thisProcess)
         }
         scheduleFlush()
     }
@@ -178,6 +220,8 @@ final class PersistentDomain: Sendable {
         guard shouldSchedule else { return }
         let work: @Sendable () -> Void = { [self] in
             state.withLock { $0.isFlushScheduled = false }
+            // An explicit flush may have written everything since this was queued.
+            guard hasPendingChanges else { return }
             do throws(PreferencesError) {
                 try flush()
                 state.withLock { $0.retryDelay = .zero }
@@ -214,11 +258,14 @@ final class PersistentDomain: Sendable {
             throw PreferencesError(.readOnly, path: file.path, "this layer is read-only")
         }
         let (result, values, stores) = try flushing.withLock { _ throws(PreferencesError) -> (Result, [String: PropertyListValue], [PreferenceStore]) in
-            let (batch, replacement, fallback) = state.withLock { ($0.pending, $0.replacement, $0.disk) }
+            let (batch, replacement, fallback, known) = state.withLock { state in
+                (state.pending, state.replacement, state.disk,
+                 state.identity.flatMap { state.problem == nil ? DomainContents(values: state.disk, identity: $0, byteCount: 0) : nil })
+            }
             let hasChanges = !batch.isEmpty || replacement != nil
             let outcome: (result: Result, contents: DomainContents?)
             do throws(PreferencesError) {
-                outcome = try file.update(policy: policy, recovering: fallback) { values throws(PreferencesError) -> Result in
+                outcome = try file.update(policy: policy, recovering: fallback, known: known) { values throws(PreferencesError) -> Result in
                     if let replacement { values = replacement }
                     for (key, value) in batch { values[key] = value }
                     return try body(&values)
@@ -244,8 +291,10 @@ final class PersistentDomain: Sendable {
             return (outcome.result, values, stores)
         }
         // Outside the flush lock: a store's observers may set or flush again.
+        // What differs from the stores' view now came from other processes: this
+        // process's own changes were applied to the stores when they were made.
         for store in stores {
-            store.domainDidReload(self, values: values)
+            store.domainDidReload(self, values: values, origin: .anotherProcess)
         }
         return result
     }

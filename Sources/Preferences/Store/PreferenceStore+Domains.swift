@@ -26,12 +26,11 @@ extension PreferenceStore {
     }
 
     func register(_ defaults: [String: PropertyListValue]) {
-        values.withLock { state in
-            guard let index = state.index(of: .registration) else { return }
-            for (key, value) in defaults {
-                state.set(value, forKey: key, inLayer: index)
-            }
+        let changes = values.withLock { state -> [ResolvedValues.Change] in
+            guard let index = state.index(of: .registration) else { return [] }
+            return defaults.compactMap { key, value in state.set(value, forKey: key, inLayer: index) }
         }
+        deliver(changes, origin: .thisProcess)
     }
 
     // MARK: Suites
@@ -68,7 +67,8 @@ extension PreferenceStore {
         }
         let layers = makeLayers(suites: suites, registration: registration, arguments: arguments)
         for source in layers.compactMap(\.source) { source.subscribe(self) }
-        values.withLock { $0.setLayers(layers) }
+        let changes = values.withLock { $0.setLayers(layers) }
+        deliver(changes, origin: .thisProcess)
     }
 
     // MARK: Persistent domains
@@ -159,9 +159,10 @@ extension PreferenceStore {
     }
 
     private func replaceLayer(_ kind: SearchLayer, with newValues: [String: PropertyListValue]) {
-        values.withLock { state in
-            guard let index = state.index(of: kind) else { return }
-            state.replaceValues(newValues, inLayer: index)
+        let changes = values.withLock { state -> [ResolvedValues.Change] in
+            guard let index = state.index(of: kind) else { return [] }
+            return state.replaceValues(newValues, inLayer: index)
         }
+        deliver(changes, origin: .thisProcess)
     }
 }

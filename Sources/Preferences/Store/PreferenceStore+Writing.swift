@@ -52,13 +52,21 @@ extension PreferenceStore {
     /// Visible to reads in this process at once; written in the background. Setting the
     /// value a key already has does nothing at all.
     public func setValue(_ value: PropertyListValue?, forKey key: String) {
-        let changed = values.withLock { state -> Bool in
-            guard let index = state.index(of: .app), state.layers[index].values[key] != value else { return false }
-            state.set(value, forKey: key, inLayer: index)
-            return true
+        // Prior notifications go out before the change, with no lock held.
+        if observers.wantsPrior(key) {
+            let preview = values.withLock { state -> ResolvedValues.Change? in
+                guard let index = state.index(of: .app), state.layers[index].values[key] != value else { return nil }
+                return state.previewSet(value, forKey: key, inLayer: index)
+            }
+            if let preview { deliverPrior(preview) }
+        }
+        let (changed, effect) = values.withLock { state -> (Bool, ResolvedValues.Change?) in
+            guard let index = state.index(of: .app), state.layers[index].values[key] != value else { return (false, nil) }
+            return (true, state.set(value, forKey: key, inLayer: index))
         }
         guard changed else { return }
         appDomain.record(value, forKey: key, from: self)
+        if let effect { deliver([effect], origin: .thisProcess) }
     }
 
     /// Writes every pending change of this store's domains to disk now, durably.

@@ -48,6 +48,8 @@ public final class PreferenceStore: Sendable {
     /// The writable file of this domain, where `set` writes.
     let appDomain: PersistentDomain
     @usableFromInline let values: Mutex<ResolvedValues>
+    /// Who is told about changes.
+    let observers = ObserverTable()
     let extras: Mutex<Extras>
 
     /// What the store keeps besides resolved values.
@@ -89,7 +91,7 @@ public final class PreferenceStore: Sendable {
         extras = Mutex(Extras())
         values = Mutex(ResolvedValues(layers: []))
         let layers = makeLayers(suites: [])
-        values.withLock { $0.setLayers(layers) }
+        _ = values.withLock { $0.setLayers(layers) }
         for source in layers.compactMap(\.source) {
             source.subscribe(self)
         }
@@ -155,20 +157,25 @@ public final class PreferenceStore: Sendable {
 
     /// Called by a persistent domain when another store in this process changed a key.
     func domainDidChange(_ source: PersistentDomain, key: String, value: PropertyListValue?) {
-        values.withLock { state in
-            for index in state.layers.indices where state.layers[index].source === source {
+        let changes = values.withLock { state -> [ResolvedValues.Change] in
+            state.layers.indices.filter { state.layers[$0].source === source }.compactMap { index in
                 state.set(value, forKey: key, inLayer: index)
             }
         }
+        deliver(changes, origin: .thisProcess)
     }
 
-    /// Called by a persistent domain when its values were re-read or written.
-    func domainDidReload(_ source: PersistentDomain, values newValues: [String: PropertyListValue]) {
-        values.withLock { state in
-            for index in state.layers.indices where state.layers[index].source === source {
+    /// Called by a persistent domain when its values were re-read or written; `origin`
+    /// says whether the differences came from this process or from the file.
+    func domainDidReload(
+        _ source: PersistentDomain, values newValues: [String: PropertyListValue], origin: PreferenceChange.Origin
+    ) {
+        let changes = values.withLock { state -> [ResolvedValues.Change] in
+            state.layers.indices.filter { state.layers[$0].source === source }.flatMap { index in
                 state.replaceValues(newValues, inLayer: index)
             }
         }
+        deliver(changes, origin: origin)
     }
 
     // MARK: Problems

@@ -38,25 +38,70 @@ struct ResolvedValues: Sendable {
         layers.firstIndex { $0.kind == kind && (source == nil || $0.source === source) }
     }
 
+    /// A key whose winning value changed: what reads returned before and return now.
+    struct Change: Sendable, Equatable {
+        var key: String
+        var old: PropertyListValue?
+        var new: PropertyListValue?
+    }
+
     /// Replaces the layers wholesale (a suite added or removed) and re-resolves.
-    mutating func setLayers(_ layers: [Layer]) {
+    /// - Returns: every key whose winning value changed.
+    @discardableResult
+    mutating func setLayers(_ layers: [Layer]) -> [Change] {
+        let before = resolved
         self.layers = layers
         resolveAll()
+        var changes: [Change] = []
+        for (key, old) in before where resolved[key]?.value != old.value {
+            changes.append(Change(key: key, old: old.value, new: resolved[key]?.value))
+        }
+        for (key, new) in resolved where before[key] == nil {
+            changes.append(Change(key: key, old: nil, new: new.value))
+        }
+        return changes
     }
 
     /// Sets or removes one key in one layer and re-resolves just that key.
-    /// - Returns: the key's resolution before and after.
+    /// - Returns: the change of the key's winning value, or nil if reads see no difference
+    ///   (the same value, or a higher layer hides it).
     @discardableResult
-    mutating func set(_ value: PropertyListValue?, forKey key: String, inLayer index: Int) -> (old: Resolution?, new: Resolution?) {
+    mutating func set(_ value: PropertyListValue?, forKey key: String, inLayer index: Int) -> Change? {
         layers[index].values[key] = value
         generation &+= 1
-        return resolve(key)
+        let (old, new) = resolve(key)
+        return old?.value == new?.value ? nil : Change(key: key, old: old?.value, new: new?.value)
     }
 
-    /// Replaces every value of one layer and re-resolves every key.
-    mutating func replaceValues(_ values: [String: PropertyListValue], inLayer index: Int) {
+    /// What `set(_:forKey:inLayer:)` would change, without changing anything.
+    func previewSet(_ value: PropertyListValue?, forKey key: String, inLayer index: Int) -> Change? {
+        var winner: PropertyListValue? = nil
+        for position in layers.indices {
+            let candidate = position == index ? value : layers[position].values[key]
+            if let candidate {
+                winner = candidate
+                break
+            }
+        }
+        let old = resolved[key]?.value
+        return old == winner ? nil : Change(key: key, old: old, new: winner)
+    }
+
+    /// Replaces every value of one layer, re-resolving only the keys that differ.
+    /// - Returns: every key whose winning value changed.
+    @discardableResult
+    mutating func replaceValues(_ values: [String: PropertyListValue], inLayer index: Int) -> [Change] {
+        let previous = layers[index].values
         layers[index].values = values
-        resolveAll()
+        generation &+= 1
+        var changes: [Change] = []
+        func reconsider(_ key: String) {
+            let (old, new) = resolve(key)
+            if old?.value != new?.value { changes.append(Change(key: key, old: old?.value, new: new?.value)) }
+        }
+        for (key, value) in values where previous[key] != value { reconsider(key) }
+        for key in previous.keys where values[key] == nil { reconsider(key) }
+        return changes
     }
 
     /// Re-resolves one key from the layers, first hit wins.
@@ -70,7 +115,7 @@ struct ResolvedValues: Sendable {
             }
         }
         let old = resolved[key]
-        resolved[key] = winner
+        if let winner { resolved[key] = winner } else { resolved.removeValue(forKey: key) }
         if let slot = KeySlots.existingSlot(for: key), slot < slots.count {
             slots[slot] = winner?.value
         }

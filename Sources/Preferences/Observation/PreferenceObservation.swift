@@ -1,0 +1,27 @@
+import Synchronization
+
+/// A live observation; the handler stops being called after ``cancel()`` or when this token
+/// is released.
+///
+/// Keep the token for as long as you want changes (`let observation = store.observe(...)`).
+public final class PreferenceObservation: Sendable {
+    private let cancellation: Mutex<(@Sendable () -> Void)?>
+
+    init(cancel: @escaping @Sendable () -> Void) {
+        cancellation = Mutex(cancel)
+    }
+
+    /// Stops the observation. After this returns the handler is not called again (a call
+    /// already running on another thread finishes). Cancelling twice does nothing.
+    public func cancel() {
+        let action = cancellation.withLock { action -> (@Sendable () -> Void)? in
+            defer { action = nil }
+            return action
+        }
+        action?()
+    }
+
+    deinit {
+        cancel()
+    }
+}
