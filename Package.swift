@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Preferences", targets: ["Preferences"]),
+        .executable(name: "preferences-demo", targets: ["PreferencesDemo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -27,6 +28,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .executableTarget(name: "PreferencesDemo", dependencies: ["Preferences"], swiftSettings: strictSettings),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
         .executableTarget(
             name: "PreferencesWorker",

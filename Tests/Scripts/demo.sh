@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The main job, as the README gives it: one process changes preferences (and edits the file
+# by hand), another process prints each change with its old and new value and how long it
+# took to arrive. Installs what it needs, builds a release binary, runs it, then measures
+# the set → callback latency over 1,000 changes.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+bash Tests/Scripts/install-dependencies.sh
+swift build -c release --product preferences-demo
+.build/release/preferences-demo
+.build/release/preferences-demo latency 1000
