@@ -331,6 +331,23 @@ struct DirectoryWatcherTests {
         sentinelRegistration.cancel()
     }
 
+    @Test("a watcher released with its registrations ends its thread")
+    func releasedWatcherStops() async throws {
+        let directory = try TemporaryDirectory()
+        weak var loop: WatchLoop?
+        do {
+            let watcher = DirectoryWatcher()
+            let probe = WatchProbe(path: directory.file("com.example.plist").path)
+            let registration = watcher.watch(directory: directory.url.path, fileName: "com.example.plist", handler: probe.handler)
+            try replaceByRename(probe.path, with: "1")
+            #expect(await probe.waitForText("1"))
+            loop = watcher.loop
+            withExtendedLifetime(registration) {}
+        }
+        // The thread holds the loop until it has closed the descriptors and returned.
+        #expect(await eventually { loop == nil })
+    }
+
     @Test("1,000 registrations made and ended leave the process's descriptors and threads as after the first")
     func noResourceGrowth() throws {
         let directory = try TemporaryDirectory()
