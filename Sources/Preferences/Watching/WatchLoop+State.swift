@@ -34,7 +34,9 @@ extension WatchLoop {
 
     /// Handler calls collected for one turn: each registration once, in first-seen order.
     struct Calls {
+        /// The registrations to call, in order.
         private(set) var ids: [WatchTable.RegistrationID] = []
+        /// The same, for finding duplicates.
         private var seen: Set<WatchTable.RegistrationID> = []
 
         /// Adds registrations not already collected.
