@@ -449,12 +449,16 @@ struct DirectoryWatcherTests {
         // Two directories, so a warning per directory or per failure would show as two.
         let worker = Process()
         worker.executableURL = URL(fileURLWithPath: strace)
+        // --seccomp-bpf stops the worker only at the faulted call, not at every call it makes.
         worker.arguments = [
-            "-f", "-o", log, "-e", "trace=\(fault.call)", "-e", "inject=\(fault.call):error=\(fault.error)",
-            workerPath, "watch-files", "5", watched, second + "/com.example.plist",
+            "-f", "--seccomp-bpf", "-o", log, "-e", "trace=\(fault.call)",
+            "-e", "inject=\(fault.call):error=\(fault.error)",
+            workerPath, "watch-files", watched, second + "/com.example.plist",
         ]
+        let input = Pipe()
         let output = Pipe()
         let errors = Pipe()
+        worker.standardInput = input
         worker.standardOutput = output
         worker.standardError = errors
         try worker.run()
@@ -469,6 +473,8 @@ struct DirectoryWatcherTests {
         let latency = try #require(lines.arrival(of: "fired \(watched) changed")) - changed
         #expect(latency < .seconds(2), "\(latency)")
 
+        // Closing its input ends the worker.
+        try input.fileHandleForWriting.close()
         let warnings = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         worker.waitUntilExit()
         #expect(worker.terminationStatus == 0, "\(warnings)")

@@ -5,7 +5,7 @@
 //   PreferencesWorker increment DOMAIN KEY COUNT         COUNT atomic increments of KEY
 //   PreferencesWorker set-and-exit DOMAIN KEY VALUE      set one string and exit without flushing
 //   PreferencesWorker read DOMAIN KEY                    print string(forKey:) or "(nil)"
-//   PreferencesWorker watch-files SECONDS PATH...        report each directory-watcher call
+//   PreferencesWorker watch-files PATH...                report watcher calls until stdin closes
 //   PreferencesWorker watch-churn DIRECTORY COUNT        count fds and threads around COUNT watches
 //
 // The watch commands are in WatchCommands.swift.
@@ -26,6 +26,17 @@ func store(_ domain: String) -> PreferenceStore {
 }
 
 let arguments = CommandLine.arguments
+// The watch commands take other arguments than a domain and check them themselves.
+switch arguments.dropFirst().first {
+case "watch-files":
+    watchFiles(paths: Array(arguments.dropFirst(2)))
+    exit(0)
+case "watch-churn":
+    watchChurn(Array(arguments.dropFirst(2)))
+    exit(0)
+default:
+    break
+}
 guard arguments.count >= 4 else { fail("usage: see the comment in main.swift") }
 let (command, domain) = (arguments[1], arguments[2])
 
@@ -49,10 +60,6 @@ case "set-and-exit":
     exit(0)
 case "read":
     print(store(domain).string(forKey: arguments[3]) ?? "(nil)")
-case "watch-files":
-    watchFiles(seconds: arguments[2], paths: Array(arguments.dropFirst(3)))
-case "watch-churn":
-    watchChurn(directory: arguments[2], count: arguments[3])
 default:
     fail("unknown command \(command)")
 }
