@@ -331,6 +331,23 @@ struct DirectoryWatcherTests {
         sentinelRegistration.cancel()
     }
 
+    @Test("a watcher released with its registrations ends its thread")
+    func releasedWatcherStops() async throws {
+        let directory = try TemporaryDirectory()
+        weak var loop: WatchLoop?
+        do {
+            let watcher = DirectoryWatcher()
+            let probe = WatchProbe(path: directory.file("com.example.plist").path)
+            let registration = watcher.watch(directory: directory.url.path, fileName: "com.example.plist", handler: probe.handler)
+            try replaceByRename(probe.path, with: "1")
+            #expect(await probe.waitForText("1"))
+            loop = watcher.loop
+            withExtendedLifetime(registration) {}
+        }
+        // The thread holds the loop until it has closed the descriptors and returned.
+        #expect(await eventually { loop == nil })
+    }
+
     @Test("1,000 registrations made and ended leave the process's descriptors and threads as after the first")
     func noResourceGrowth() throws {
         let directory = try TemporaryDirectory()
@@ -349,6 +366,61 @@ struct DirectoryWatcherTests {
         #expect(all == first)
         // The counts do see the watcher: the first watch added its descriptors and its thread.
         #expect(first[0] > before[0] && first[1] == before[1] + 1, "\(result.output)")
+    }
+
+    @Test("a directory on a FUSE file system is polled, so changes that bypass the mount are seen")
+    func fuseDirectoryPolled() async throws {
+        // The test scripts install bindfs; a machine without it must fail here, not skip.
+        let bindfs = try #require(installedProgram("bindfs"), "bindfs is not installed: run Tests/Scripts/install-dependencies.sh")
+        let directory = try TemporaryDirectory()
+        let source = directory.file("source").path
+        let mount = directory.file("mount").path
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+        // In the foreground (-f), as a child of the test: a daemon would inherit the
+        // descriptor Foundation watches to learn that its child exited, and never close it.
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: bindfs)
+        server.arguments = ["-f", source, mount]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer {
+            _ = try? run("umount", [mount])
+            server.terminate()
+            server.waitUntilExit()
+        }
+        try #require(await eventually { isMountPoint(mount) }, "bindfs did not mount \(source)")
+        #expect(MountTable.type(holding: mount) == "fuse")
+        let watcher = DirectoryWatcher()
+        let probe = WatchProbe(path: mount + "/com.example.plist")
+        let registration = watcher.watch(directory: mount, fileName: "com.example.plist", handler: probe.handler)
+
+        // Written beneath the mount, as another NFS client or the FUSE server's own side
+        // would: inotify on the mount never hears of it.
+        try replaceByRename(source + "/com.example.plist", with: "from elsewhere")
+        #expect(await probe.waitForText("from elsewhere"))
+        registration.cancel()
+    }
+
+    @Test("mount table lines give each device's file system type, and network and FUSE types are polled")
+    func mountTable() throws {
+        let table = MountTable(parsing: """
+            27 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw
+            42 27 0:39 / /mnt/remote rw,relatime shared:7 master:2 - nfs4 server:/export rw,vers=4.2
+            43 27 0:40 / /mnt/ssh rw - fuse.sshfs user@host: rw
+            not a mount line
+            """)
+        #expect(table.type(major: 254, minor: 0) == "ext4")
+        #expect(table.type(major: 0, minor: 39) == "nfs4")
+        #expect(table.type(major: 0, minor: 41) == nil)
+        #expect(MountTable.isChangedElsewhere("nfs4") && MountTable.isChangedElsewhere("fuse.sshfs"))
+        #expect(!MountTable.isChangedElsewhere("ext4") && !MountTable.isChangedElsewhere("fuseblk"))
+        // A real directory's device is found in the real table, so the split of its device
+        // number into major and minor matches the kernel's.
+        let directory = try TemporaryDirectory()
+        #expect(MountTable.type(holding: directory.url.path) != nil)
+        #expect(MountTable.typeChangedElsewhere(holding: directory.url.path) == nil)
     }
 
     /// A system call made to fail in the worker, and the error it fails with.
@@ -377,12 +449,16 @@ struct DirectoryWatcherTests {
         // Two directories, so a warning per directory or per failure would show as two.
         let worker = Process()
         worker.executableURL = URL(fileURLWithPath: strace)
+        // --seccomp-bpf stops the worker only at the faulted call, not at every call it makes.
         worker.arguments = [
-            "-f", "-o", log, "-e", "trace=\(fault.call)", "-e", "inject=\(fault.call):error=\(fault.error)",
-            workerPath, "watch-files", "5", watched, second + "/com.example.plist",
+            "-f", "--seccomp-bpf", "-o", log, "-e", "trace=\(fault.call)",
+            "-e", "inject=\(fault.call):error=\(fault.error)",
+            workerPath, "watch-files", watched, second + "/com.example.plist",
         ]
+        let input = Pipe()
         let output = Pipe()
         let errors = Pipe()
+        worker.standardInput = input
         worker.standardOutput = output
         worker.standardError = errors
         try worker.run()
@@ -397,6 +473,8 @@ struct DirectoryWatcherTests {
         let latency = try #require(lines.arrival(of: "fired \(watched) changed")) - changed
         #expect(latency < .seconds(2), "\(latency)")
 
+        // Closing its input ends the worker.
+        try input.fileHandleForWriting.close()
         let warnings = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         worker.waitUntilExit()
         #expect(worker.terminationStatus == 0, "\(warnings)")
@@ -434,4 +512,10 @@ struct DirectoryWatcherTests {
         // A header cut short yields nothing.
         #expect(Array(bytes.prefix(10)).withUnsafeBytes { SystemCalls.parseWatchEvents($0) }.isEmpty)
     }
+}
+
+/// Whether a path is listed as a mount point in this process's mount table.
+func isMountPoint(_ path: String) -> Bool {
+    let table = (try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? ""
+    return table.split(separator: "\n").contains { $0.split(separator: " ").dropFirst().first.map(String.init) == path }
 }

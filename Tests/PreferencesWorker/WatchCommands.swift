@@ -9,12 +9,15 @@ import Foundation
 @testable import Preferences
 #endif
 
-/// `watch-files SECONDS PATH...`: watches each file, prints `ready` once all are watched, then
+/// `watch-files PATH...`: watches each file, prints `ready` once all are watched, then
 /// `fired PATH CONTENT` each time a handler runs (CONTENT is the file's text, or `(missing)`),
-/// and exits after SECONDS.
-func watchFiles(seconds: String, paths: [String]) {
+/// and exits when its standard input closes.
+///
+/// The test decides when it has seen enough, so a slow start on a loaded machine cannot end
+/// the watch before the change it waits for.
+func watchFiles(paths: [String]) {
     #if DEBUG
-    guard let seconds = Double(seconds), !paths.isEmpty else { fail("watch-files SECONDS PATH...") }
+    guard !paths.isEmpty else { fail("watch-files PATH...") }
     let registrations = paths.map { path in
         let url = URL(fileURLWithPath: path)
         return DirectoryWatcher.shared.watch(
@@ -22,7 +25,7 @@ func watchFiles(seconds: String, paths: [String]) {
             handler: reportingHandler(for: path))
     }
     writeLine("ready")
-    Thread.sleep(forTimeInterval: seconds)
+    _ = FileHandle.standardInput.readDataToEndOfFile()
     withExtendedLifetime(registrations) {}
     #else
     fail("watch-files needs a debug build")
@@ -36,9 +39,10 @@ func watchFiles(seconds: String, paths: [String]) {
 /// Each round registers a file in DIRECTORY and one in a subdirectory that does not exist,
 /// and ends one by `cancel()` and the other by release, so both ways out and both kinds of
 /// directory are exercised.
-func watchChurn(directory: String, count: String) {
+func watchChurn(_ arguments: [String]) {
     #if DEBUG
-    guard let count = Int(count) else { fail("watch-churn DIRECTORY COUNT") }
+    guard arguments.count == 2, let count = Int(arguments[1]) else { fail("watch-churn DIRECTORY COUNT") }
+    let directory = arguments[0]
     let watcher = DirectoryWatcher.shared
     func round(_ index: Int) {
         let present = watcher.watch(directory: directory, fileName: "churn-\(index)", handler: {})

@@ -8,7 +8,7 @@
 //   PreferencesWorker burst DOMAIN KEY COUNT             set KEY to v0...v(COUNT-1) as fast as possible
 //   PreferencesWorker growth DOMAIN-PREFIX COUNT          open, observe and release COUNT stores; print
 //                                                        "descriptors A B threads C D" (before, after)
-//   PreferencesWorker watch-files SECONDS PATH...        report each directory-watcher call
+//   PreferencesWorker watch-files PATH...                report watcher calls until stdin closes
 //   PreferencesWorker watch-churn DIRECTORY COUNT        count fds and threads around COUNT watches
 //
 // The watch commands are in WatchCommands.swift.
@@ -29,6 +29,17 @@ func store(_ domain: String) -> PreferenceStore {
 }
 
 let arguments = CommandLine.arguments
+// The watch commands take other arguments than a domain and check them themselves.
+switch arguments.dropFirst().first {
+case "watch-files":
+    watchFiles(paths: Array(arguments.dropFirst(2)))
+    exit(0)
+case "watch-churn":
+    watchChurn(Array(arguments.dropFirst(2)))
+    exit(0)
+default:
+    break
+}
 guard arguments.count >= 4 else { fail("usage: see the comment in main.swift") }
 let (command, domain) = (arguments[1], arguments[2])
 
@@ -84,10 +95,6 @@ case "growth":
     print("descriptors \(before.0) \(after.0) threads \(before.1) \(after.1)")
 case "read":
     print(store(domain).string(forKey: arguments[3]) ?? "(nil)")
-case "watch-files":
-    watchFiles(seconds: arguments[2], paths: Array(arguments.dropFirst(3)))
-case "watch-churn":
-    watchChurn(directory: arguments[2], count: arguments[3])
 default:
     fail("unknown command \(command)")
 }

@@ -4,9 +4,10 @@
 # costs a few dpkg queries. Swift itself must already be on PATH (it is not a Debian package).
 set -euo pipefail
 
-# strace injects system-call faults into the domain-file tests; util-linux provides flock(1),
-# the other process that holds a domain lock in the lock-timeout test.
-packages=(pkg-config libsystemd-dev python3 strace util-linux)
+# strace injects system-call faults into the domain-file and watcher tests; util-linux provides
+# flock(1), the other process that holds a domain lock in the lock-timeout test; bindfs mounts a
+# FUSE file system, where the watcher must poll because inotify misses changes beneath it.
+packages=(pkg-config libsystemd-dev python3 strace util-linux bindfs)
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "error: swift is not on PATH; install a Swift 6.2 or newer toolchain first" >&2

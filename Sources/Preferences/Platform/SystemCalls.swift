@@ -143,6 +143,17 @@ enum SystemCalls {
         UInt(Glibc.pthread_self())
     }
 
+    /// Splits a device number into its major and minor numbers, as glibc's `major()` and
+    /// `minor()` do (macros over inline functions, which Swift does not import).
+    ///
+    /// `/proc/self/mountinfo` names each mount's device as `major:minor`.
+    static func deviceNumbers(_ device: DeviceID) -> (major: UInt32, minor: UInt32) {
+        let raw = UInt64(device.rawValue)
+        let major = (raw & 0x0000_0000_000f_ff00) >> 8 | (raw & 0xffff_f000_0000_0000) >> 32
+        let minor = (raw & 0x0000_0000_0000_00ff) | (raw & 0x0000_0fff_fff0_0000) >> 12
+        return (UInt32(truncatingIfNeeded: major), UInt32(truncatingIfNeeded: minor))
+    }
+
     // MARK: inotify
 
     /// Creates an inotify instance whose reads never block and which no child program

@@ -5,7 +5,9 @@ extension DirectoryWatcher {
     /// A registration keeps its watcher alive. A handler that captures its own registration
     /// (to cancel itself, say) keeps both alive until it calls `cancel()`.
     final class Registration: Sendable {
+        /// The watcher, kept alive while the watch is.
         private let watcher: DirectoryWatcher
+        /// The registration in the watcher's table.
         private let id: WatchTable.RegistrationID
 
         /// Wraps a registration recorded in `watcher`'s table.
@@ -14,6 +16,7 @@ extension DirectoryWatcher {
             self.id = id
         }
 
+        /// Ends the watch when the last reference goes.
         deinit {
             cancel()
         }

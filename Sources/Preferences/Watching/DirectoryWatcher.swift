@@ -9,8 +9,15 @@
 /// A directory that does not exist yet (the preferences directory appears with the first
 /// write) or that is deleted or moved away is looked for every 100 ms until it is back, then
 /// watched again, and its handlers are called because its files may have changed meanwhile.
-/// Where inotify cannot be used (no instance: `EMFILE`, `ENOSYS`; no watch: `ENOSPC`), the
-/// affected handlers are instead called every second, and the process reports one warning.
+/// Where inotify cannot be used (no instance: `EMFILE`, `ENOSYS`; no watch: `ENOSPC`) or
+/// cannot be trusted (network and FUSE file systems, where other machines' and the server's
+/// changes raise no event), the affected handlers are instead called every second, and the
+/// process reports one warning.
+///
+/// Limits: a directory reached through a symbolic link stays watched at the link's old target
+/// if the link is changed, and one whose parent directory is renamed is followed to its new
+/// place, until the next overflow re-checks every watch; watching every ancestor would cost a
+/// watch per path component for an event that preference directories do not see in practice.
 ///
 /// Handlers run one at a time on the watcher thread, never while a lock is held, so a handler
 /// may call ``watch(directory:fileName:handler:)`` and cancel registrations, its own included.
@@ -30,6 +37,8 @@ final class DirectoryWatcher: Sendable {
     /// does not reach another test's handlers.
     init() {}
 
+    /// Stops the thread; reached only once every registration is gone, as each holds the
+    /// watcher.
     deinit {
         loop.stop()
     }

@@ -34,7 +34,9 @@ extension WatchLoop {
 
     /// Handler calls collected for one turn: each registration once, in first-seen order.
     struct Calls {
+        /// The registrations to call, in order.
         private(set) var ids: [WatchTable.RegistrationID] = []
+        /// The same, for finding duplicates.
         private var seen: Set<WatchTable.RegistrationID> = []
 
         /// Adds registrations not already collected.
@@ -93,10 +95,18 @@ extension WatchLoop {
         /// Tries to watch a directory: one `inotify_add_watch`, classified.
         ///
         /// A path that does not lead to a directory yet (or that this user cannot search) is
-        /// missing, to be retried; anything else that fails, above all `ENOSPC` when the
-        /// watch limit is reached, falls back to polling with a warning.
+        /// missing, to be retried. A directory on a network or FUSE file system is polled
+        /// with a warning, because inotify there misses changes made by other machines or by
+        /// the server. Anything else that fails, above all `ENOSPC` when the watch limit is
+        /// reached, falls back to polling with a warning too.
         func establish(_ path: String) -> Outcome {
             guard let inotify else { return Outcome(status: .polled, warning: nil) }
+            if let type = MountTable.typeChangedElsewhere(holding: path) {
+                return Outcome(
+                    status: .polled,
+                    warning: "\(path) is on a \(type) file system, where inotify does not see changes made "
+                        + "by other machines or by the file system's server")
+            }
             do {
                 let watch = try SystemCalls.addWatch(FilePath(path), for: WatchLoop.directoryEvents, to: inotify)
                 return Outcome(status: .watched(watch), warning: nil)

@@ -52,7 +52,8 @@ final class WatchLoop: Sendable {
     /// per burst.
     static let eventBufferSize = 64 * 1024
 
-    let state = Mutex(State())
+    /// The table, the descriptors and the thread's bookkeeping, shared by every thread.
+    private let state = Mutex(State())
 
     /// Creates an idle loop; the thread and descriptors come with the first registration.
     init() {}
@@ -129,9 +130,12 @@ final class WatchLoop: Sendable {
     /// Nonisolated, like the whole type, so the closure is not isolated to any actor: a
     /// closure formed in main-actor code and run on another thread traps in Swift 6.
     private func startThread() {
-        let thread = Thread { [self] in run() }
-        // Linux keeps 15 bytes of a thread's name.
-        thread.name = "prefs-watcher"
+        let thread = Thread { [self] in
+            // Named from inside: Foundation on Linux passes the name to the system only for
+            // the current thread. Linux keeps 15 bytes of it. `top -H` and gdb show it.
+            Thread.current.name = "prefs-watcher"
+            run()
+        }
         thread.start()
     }
 
@@ -142,6 +146,7 @@ final class WatchLoop: Sendable {
         defer { buffer.deallocate() }
         state.withLock { $0.threadID = SystemCalls.currentThread() }
         while let wait = state.withLock({ $0.nextWait(now: .now) }) {
+            // The inotify instance first and the pipe last, each only if there is one.
             let descriptors = [wait.inotify, wait.wakeReadEnd].compactMap { $0 }
             var ready: [Bool]
             do {
@@ -151,9 +156,8 @@ final class WatchLoop: Sendable {
                 SystemCalls.sleep(for: Self.retryInterval)
                 ready = Array(repeating: false, count: descriptors.count)
             }
-            var readiness = zip(descriptors, ready).makeIterator()
             var events: [SystemCalls.WatchEvent] = []
-            if let inotify = wait.inotify, readiness.next()?.1 == true {
+            if let inotify = wait.inotify, ready.first == true {
                 do {
                     events = try SystemCalls.readWatchEvents(from: inotify, into: buffer)
                 } catch {
@@ -161,7 +165,7 @@ final class WatchLoop: Sendable {
                     events = [SystemCalls.WatchEvent(watch: .init(rawValue: -1), events: .queueOverflowed, name: nil)]
                 }
             }
-            if let wakeReadEnd = wait.wakeReadEnd, readiness.next()?.1 == true {
+            if let wakeReadEnd = wait.wakeReadEnd, ready.last == true {
                 Self.drain(wakeReadEnd)
             }
             let (calls, warning) = state.withLock { $0.advance(with: events, now: .now) }

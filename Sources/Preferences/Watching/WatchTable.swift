@@ -24,6 +24,7 @@ struct WatchTable {
 
     /// One watched directory.
     private struct Directory {
+        /// How it is tracked.
         var status: Status
         /// The registrations of each file name, in registration order.
         var registrationsByName: [String: [RegistrationID]] = [:]
@@ -31,18 +32,22 @@ struct WatchTable {
 
     /// One registration: where it watches and what it calls.
     private struct Registration {
+        /// The directory's path, as the table keys it.
         let directory: String
+        /// The file's name in it.
         let fileName: String
+        /// What to call.
         let handler: Handler
     }
 
+    /// The directories with registrations, by path.
     private var directories: [String: Directory] = [:]
+    /// The directories each kernel watch stands for: those whose status is `.watched` with it.
     private var pathsByWatch: [SystemCalls.WatchDescriptor: Set<String>] = [:]
+    /// The live registrations.
     private var registrations: [RegistrationID: Registration] = [:]
+    /// The ID the next registration gets; IDs are never reused.
     private var nextID: RegistrationID = 1
-
-    /// Whether nothing is registered.
-    var isEmpty: Bool { registrations.isEmpty }
 
     /// Records a registration.
     ///

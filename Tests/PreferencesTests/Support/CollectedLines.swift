@@ -7,8 +7,8 @@ import Synchronization
 /// A dedicated thread, not a task: the reads block, and a blocked task would hold one of the
 /// few threads the test runner's tasks share.
 final class CollectedLines: Sendable {
+    /// The lines read so far, with when each arrived.
     private let lines = Mutex<[(text: String, time: ContinuousClock.Instant)]>([])
-    private let isFinished = Atomic(false)
 
     /// Starts reading `handle` until end of file.
     init(_ handle: FileHandle) {
@@ -17,7 +17,6 @@ final class CollectedLines: Sendable {
                 let now = ContinuousClock.now
                 lines.withLock { $0.append((line, now)) }
             }
-            isFinished.store(true, ordering: .releasing)
         }
         thread.start()
     }
@@ -29,7 +28,4 @@ final class CollectedLines: Sendable {
     func arrival(of text: String) -> ContinuousClock.Instant? {
         lines.withLock { $0.first { $0.text == text }?.time }
     }
-
-    /// Whether the writer has closed the pipe and every line has been collected.
-    var isComplete: Bool { isFinished.load(ordering: .acquiring) }
 }

@@ -7,6 +7,7 @@ import Synchronization
 final class WatchProbe: Sendable {
     /// The watched file.
     let path: String
+    /// What each call found in the file.
     private let calls = Mutex<[String?]>([])
 
     /// Creates a probe for the file at `path`.

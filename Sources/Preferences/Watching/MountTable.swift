@@ -1,0 +1,95 @@
+import SystemPackage
+
+/// The file systems mounted in this process's mount namespace, as `/proc/self/mountinfo`
+/// lists them: enough to tell which kind of file system a directory is on.
+///
+/// The watcher needs to know because inotify only reports changes that pass through this
+/// kernel. On a network file system another machine's write, and on a FUSE file system a
+/// change made by the server's side, arrive without an event, so there the watcher polls.
+struct MountTable {
+    /// One mount: the device its files report, and its file system type.
+    struct Mount: Equatable {
+        /// The device's major number.
+        let major: UInt32
+        /// The device's minor number.
+        let minor: UInt32
+        /// The type, such as `ext4`, `nfs4` or `fuse.sshfs`.
+        let type: String
+    }
+
+    /// File system types whose files can change without this kernel seeing it: network and
+    /// cluster file systems, host-shared folders in virtual machines, and FUSE (plain
+    /// `fuse` and every `fuse.<server>`). Not `fuseblk`: a FUSE driver for a local disk
+    /// (ntfs-3g) is the disk's only writer, so every change passes through the mount.
+    static let typesChangedElsewhere: Set<String> = [
+        "nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "virtiofs", "vboxsf", "ceph", "afs", "coda",
+        "gfs2", "ocfs2", "lustre", "gpfs", "glusterfs", "fuse",
+    ]
+
+    /// The mounts, in the order listed.
+    let mounts: [Mount]
+
+    /// Parses the text of a `mountinfo` file.
+    ///
+    /// Each line is `ID PARENT MAJOR:MINOR ROOT MOUNT-POINT OPTIONS [OPTIONAL...] - TYPE SOURCE
+    /// SUPER-OPTIONS`; the optional fields vary in number, so the type is found after the
+    /// lone `-`. Lines that do not have that shape are skipped.
+    init(parsing text: String) {
+        mounts = text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count > 2, let separator = fields.firstIndex(of: "-"), separator + 1 < fields.count
+            else { return nil }
+            let device = fields[2].split(separator: ":")
+            guard device.count == 2, let major = UInt32(device[0]), let minor = UInt32(device[1]) else { return nil }
+            return Mount(major: major, minor: minor, type: String(fields[separator + 1]))
+        }
+    }
+
+    /// Reads this process's table; empty if `/proc` cannot be read.
+    static func current() -> MountTable {
+        MountTable(parsing: (try? readProcFile("/proc/self/mountinfo")) ?? "")
+    }
+
+    /// The type of the file system mounted from a device; nil if no mount has it.
+    ///
+    /// Several mounts of one device (bind mounts) share its type, so the first will do.
+    func type(major: UInt32, minor: UInt32) -> String? {
+        mounts.first { $0.major == major && $0.minor == minor }?.type
+    }
+
+    /// Whether inotify can miss changes on file systems of this type.
+    static func isChangedElsewhere(_ type: String) -> Bool {
+        typesChangedElsewhere.contains(type) || type.hasPrefix("fuse.")
+    }
+
+    /// The type of the file system holding `path`; nil if the path cannot be examined or its
+    /// device is not listed.
+    ///
+    /// Symbolic links are followed, as the watch and the readers follow them.
+    static func type(holding path: String) -> String? {
+        guard let status = try? FilePath(path).stat() else { return nil }
+        let (major, minor) = SystemCalls.deviceNumbers(status.deviceID)
+        return current().type(major: major, minor: minor)
+    }
+
+    /// The type of the file system holding the directory at `path`, if it is one where
+    /// inotify can miss changes; nil for local file systems and for paths that cannot be
+    /// examined (the caller's own attempt to watch will say why).
+    static func typeChangedElsewhere(holding path: String) -> String? {
+        guard let type = type(holding: path), isChangedElsewhere(type) else { return nil }
+        return type
+    }
+
+    /// Reads a whole file whose size `stat` does not tell (files in `/proc` report 0).
+    private static func readProcFile(_ path: String) throws(Errno) -> String {
+        let descriptor = try Errno.typed { try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec]) }
+        defer { try? descriptor.close() }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = try Errno.typed { try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0) } }
+            if count == 0 { return String(decoding: bytes, as: UTF8.self) }
+            bytes += chunk[..<count]
+        }
+    }
+}
