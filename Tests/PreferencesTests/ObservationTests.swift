@@ -266,9 +266,9 @@ struct CrossProcessObservationTests {
         let store = try fixture.store("com.example.recreated")
         store.set("first", forKey: "k")
         try store.flush()
-        try FileManager.default.removeItem(atPath: fixture.userDirectory)
         let log = ChangeLog()
         let observation = store.observe("k") { log.append($0) }
+        try FileManager.default.removeItem(atPath: fixture.userDirectory)
         #expect(await log.wait { $0.contains { $0.newValue == nil } }, "the deletion is seen")
         try fixture.plant(["k": "second"], at: fixture.userFile("com.example.recreated"))
         #expect(await log.wait { $0.contains { $0.newValue == "second" } })

@@ -32,6 +32,19 @@ final class PersistentDomain: Sendable {
         var subscribers: [ObjectIdentifier: WeakStore] = [:]
         /// Keeps the directory watch on this file alive.
         var watch: DirectoryWatcher.Registration?
+        /// What stores still have to be told, in the order the state changed.
+        var deliveries: [Delivery] = []
+        /// True while some thread is handing `deliveries` to the stores.
+        var isDelivering = false
+    }
+
+    /// A change the stores must hear of.
+    private enum Delivery {
+        /// Another store in this process set or removed a key.
+        case change(key: String, value: PropertyListValue?, from: ObjectIdentifier)
+        /// The domain's values as a whole changed (a read, a write or a replacement); the
+        /// values handed out are the state's when the delivery is made, never older.
+        case reload(origin: PreferenceChange.Origin)
     }
 
     private struct WeakStore {
@@ -129,7 +142,7 @@ final class PersistentDomain: Sendable {
     func reload() {
         // Under the flush lock, so a write cannot land between this read and installing
         // what it read.
-        let (values, stores, failure) = flushing.withLock { _ in
+        let (shouldDeliver, failure) = flushing.withLock { _ in
             let outcome: Result<DomainContents?, PreferencesError>
             do throws(PreferencesError) {
                 outcome = .success(try file.read(policy: policy))
@@ -137,28 +150,63 @@ final class PersistentDomain: Sendable {
                 outcome = .failure(error)
             }
             let failedIdentity: FileIdentity? = if case .failure = outcome { file.identity() } else { nil }
-            return state.withLock { state -> ([String: PropertyListValue], [PreferenceStore], PreferencesError?) in
+            return state.withLock { state -> (Bool, PreferencesError?) in
                 state.isLoaded = true
                 switch outcome {
                 case .success(let contents):
                     state.disk = contents?.values ?? [:]
                     state.identity = contents?.identity
                     state.problem = nil
-                    return (Self.overlay(state), state.subscribers.values.compactMap(\.store), nil)
+                    return (Self.enqueue(.reload(origin: .anotherProcess), in: &state), nil)
                 case .failure(let error):
                     // Keep the last good values: a damaged file must not wipe settings. Its
                     // identity is remembered so it is not parsed again until it changes.
                     state.identity = failedIdentity
                     state.problem = error
-                    return (Self.overlay(state), state.subscribers.values.compactMap(\.store), error)
+                    return (false, error)
                 }
             }
         }
         if let failure {
             PreferencesDiagnostics.report(failure)
         }
-        for store in stores {
-            store.domainDidReload(self, values: values, origin: .anotherProcess)
+        if shouldDeliver { deliverQueued() }
+    }
+
+    /// Queues a delivery; true if the caller must deliver the queue (nobody else is).
+    ///
+    /// Deliveries are queued in the same critical section that changed the state, and one
+    /// thread at a time hands them out in order, so a store can never be handed an older
+    /// state after a newer one (a write's result after a deletion seen meanwhile).
+    private static func enqueue(_ delivery: Delivery, in state: inout State) -> Bool {
+        state.deliveries.append(delivery)
+        if state.isDelivering { return false }
+        state.isDelivering = true
+        return true
+    }
+
+    /// Hands queued deliveries to the stores, in order, with no lock held; a delivery
+    /// queued meanwhile (even by an observer of this one) is handed out by this loop.
+    private func deliverQueued() {
+        while true {
+            let next = state.withLock { state -> (Delivery, [String: PropertyListValue], [PreferenceStore])? in
+                guard !state.deliveries.isEmpty else {
+                    state.isDelivering = false
+                    return nil
+                }
+                return (state.deliveries.removeFirst(), Self.overlay(state), state.subscribers.values.compactMap(\.store))
+            }
+            guard let (delivery, values, stores) = next else { return }
+            switch delivery {
+            case .change(let key, let value, let origin):
+                for store in stores where ObjectIdentifier(store) != origin {
+                    store.domainDidChange(self, key: key, value: value)
+                }
+            case .reload(let origin):
+                for store in stores {
+                    store.domainDidReload(self, values: values, origin: origin)
+                }
+            }
         }
     }
 
@@ -184,26 +232,22 @@ final class PersistentDomain: Sendable {
 
     /// Records a change made by `origin` and tells the other stores on this file.
     func record(_ value: PropertyListValue?, forKey key: String, from origin: PreferenceStore) {
-        let others = state.withLock { state -> [PreferenceStore] in
+        let shouldDeliver = state.withLock { state in
             state.pending[key] = .some(value)
-            return state.subscribers.values.compactMap(\.store).filter { $0 !== origin }
+            return Self.enqueue(.change(key: key, value: value, from: ObjectIdentifier(origin)), in: &state)
         }
-        for store in others {
-            store.domainDidChange(self, key: key, value: value)
-        }
+        if shouldDeliver { deliverQueued() }
         scheduleFlush()
     }
 
     /// Replaces the whole domain (setPersistentDomain / removePersistentDomain).
     func replaceAll(with values: [String: PropertyListValue]) {
-        let stores = state.withLock { state -> [PreferenceStore] in
+        let shouldDeliver = state.withLock { state in
             state.replacement = values
             state.pending = [:]
-            return state.subscribers.values.compactMap(\.store)
+            return Self.enqueue(.reload(origin: .thisProcess), in: &state)
         }
-        for store in stores {
-            store.domainDidReload(self, values: values, origin: .thisProcess)
-        }
+        if shouldDeliver { deliverQueued() }
         scheduleFlush()
     }
 
@@ -257,7 +301,7 @@ final class PersistentDomain: Sendable {
         guard isWritable else {
             throw PreferencesError(.readOnly, path: file.path, "this layer is read-only")
         }
-        let (result, values, stores) = try flushing.withLock { _ throws(PreferencesError) -> (Result, [String: PropertyListValue], [PreferenceStore]) in
+        let (result, shouldDeliver) = try flushing.withLock { _ throws(PreferencesError) -> (Result, Bool) in
             let (batch, replacement, fallback, known) = state.withLock { state in
                 (state.pending, state.replacement, state.disk,
                  state.identity.flatMap { state.problem == nil ? DomainContents(values: state.disk, identity: $0, byteCount: 0) : nil })
@@ -275,7 +319,7 @@ final class PersistentDomain: Sendable {
                 if hasChanges { PreferencesDiagnostics.report(error) }
                 throw error
             }
-            let (values, stores) = state.withLock { state -> ([String: PropertyListValue], [PreferenceStore]) in
+            let shouldDeliver = state.withLock { state -> Bool in
                 state.isLoaded = true
                 state.problem = nil
                 state.disk = outcome.contents?.values ?? [:]
@@ -286,16 +330,17 @@ final class PersistentDomain: Sendable {
                 for (key, value) in batch where state.pending[key] == value {
                     state.pending[key] = nil
                 }
-                return (Self.overlay(state), state.subscribers.values.compactMap(\.store))
+                // What differs from the stores' view now came from other processes: this
+                // process's own changes reached the stores when they were made.
+                return Self.enqueue(.reload(origin: .anotherProcess), in: &state)
             }
-            return (outcome.result, values, stores)
+            return (outcome.result, shouldDeliver)
         }
+        // A first write may have created the directory: have it watched at once, so even
+        // its removal a moment later is seen.
+        DirectoryWatcher.shared.directoryMayHaveAppeared(file.directory)
         // Outside the flush lock: a store's observers may set or flush again.
-        // What differs from the stores' view now came from other processes: this
-        // process's own changes were applied to the stores when they were made.
-        for store in stores {
-            store.domainDidReload(self, values: values, origin: .anotherProcess)
-        }
+        if shouldDeliver { deliverQueued() }
         return result
     }
 }

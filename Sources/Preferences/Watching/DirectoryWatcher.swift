@@ -73,6 +73,16 @@ final class DirectoryWatcher: Sendable {
         return Registration(watcher: self, id: id)
     }
 
+    /// Tells the watcher that `directory` may exist now because this process just created
+    /// it (a domain's first write), so a missing directory is watched before this returns
+    /// rather than at the next retry, up to 100 ms later: a change in that window, even the
+    /// directory's removal, would otherwise go unseen. Cheap when the directory is watched.
+    func directoryMayHaveAppeared(_ directory: String) {
+        var trimmed = Substring(directory)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        loop.retryNow(String(trimmed))
+    }
+
     /// Makes the watcher behave exactly as if the kernel had reported an event queue overflow:
     /// every watch is checked and every handler is called once.
     ///

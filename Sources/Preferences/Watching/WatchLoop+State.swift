@@ -66,6 +66,9 @@ extension WatchLoop {
         var cancelWaiters: [DispatchSemaphore] = []
         /// Set by a simulated overflow; handled at the thread's next turn.
         var isOverflowPending = false
+        /// Directories found again outside the thread (``WatchLoop/retryNow(_:)``) whose
+        /// handlers the thread calls at its next turn.
+        var directoriesToAnnounce: [String] = []
         /// When missing directories are looked for next; nil while none is missing.
         var nextRetry: ContinuousClock.Instant?
         /// When polled directories' handlers are called next; nil while none is polled.
@@ -217,6 +220,8 @@ extension WatchLoop {
                     }
                 }
             }
+            for path in directoriesToAnnounce { calls.add(table.registrations(in: path)) }
+            directoriesToAnnounce = []
             if isOverflowPending {
                 isOverflowPending = false
                 // Lost events may include a directory's removal: check every watch by

@@ -103,6 +103,22 @@ final class WatchLoop: Sendable {
         waiter?.wait()
     }
 
+    /// Tries a missing directory again now, on the caller's thread; if it is watched now,
+    /// the thread calls its handlers (its files may have changed while it was missing).
+    func retryNow(_ directory: String) {
+        let warning = state.withLock { state -> String? in
+            guard state.phase == .running, state.table.status(of: directory) == .missing else { return nil }
+            let outcome = state.establish(directory)
+            state.record(outcome, for: directory)
+            if outcome.status != .missing {
+                state.directoriesToAnnounce.append(directory)
+                state.wake()
+            }
+            return outcome.warning
+        }
+        if let warning { DirectoryWatcher.warnPollingFallback(because: warning) }
+    }
+
     /// Makes the thread handle a queue overflow, exactly as if the kernel had reported one.
     func simulateOverflow() {
         state.withLock { state in
