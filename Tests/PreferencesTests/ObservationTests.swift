@@ -106,6 +106,30 @@ struct LocalObservationTests {
         _ = (leader, follower)
     }
 
+    @Test("threads setting one key at once: observers end on the value reads return, and stores agree")
+    func concurrentSets() async throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.store("com.example.concurrent")
+        let twin = try fixture.store("com.example.concurrent")
+        let log = ChangeLog()
+        let twinLog = ChangeLog()
+        let observation = store.observe("k") { log.append($0) }
+        let twinObservation = twin.observe("k") { twinLog.append($0) }
+        await withTaskGroup(of: Void.self) { group in
+            for thread in 0..<4 {
+                group.addTask {
+                    for round in 0..<500 { (round % 2 == 0 ? store : twin).set("t\(thread)-\(round)", forKey: "k") }
+                }
+            }
+        }
+        try store.flush()
+        let final = store.value(forKey: "k")
+        #expect(twin.value(forKey: "k") == final)
+        #expect(log.all.last?.newValue == final)
+        #expect(twinLog.all.last?.newValue == final)
+        _ = (observation, twinObservation)
+    }
+
     @Test("a forced value hides changes to the app domain")
     func forcedHides() throws {
         let fixture = try StoreFixture()

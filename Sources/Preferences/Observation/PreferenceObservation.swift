@@ -11,8 +11,10 @@ public final class PreferenceObservation: Sendable {
         cancellation = Mutex(cancel)
     }
 
-    /// Stops the observation. After this returns the handler is not called again (a call
-    /// already running on another thread finishes). Cancelling twice does nothing.
+    /// Stops the observation: the handler is not called for any change delivered after this
+    /// returns. A call that another thread had already begun may still finish, and a
+    /// delivery that thread is in the middle of may still reach the handler once.
+    /// Cancelling twice does nothing.
     public func cancel() {
         let action = cancellation.withLock { action -> (@Sendable () -> Void)? in
             defer { action = nil }

@@ -36,12 +36,15 @@ final class PersistentDomain: Sendable {
         var deliveries: [Delivery] = []
         /// True while some thread is handing `deliveries` to the stores.
         var isDelivering = false
+        /// The watcher saw a change while a flush held the lock; checked after the flush.
+        var needsRefresh = false
     }
 
     /// A change the stores must hear of.
     private enum Delivery {
-        /// Another store in this process set or removed a key.
-        case change(key: String, value: PropertyListValue?, from: ObjectIdentifier)
+        /// A store in this process set or removed a key; the value handed out is the key's
+        /// value when the delivery is made.
+        case change(key: String)
         /// The domain's values as a whole changed (a read, a write or a replacement); the
         /// values handed out are the state's when the delivery is made, never older.
         case reload(origin: PreferenceChange.Origin)
@@ -129,9 +132,15 @@ final class PersistentDomain: Sendable {
     /// or wrote (its own writes are recognised by identity and not parsed again).
     func refreshFromDisk() {
         // Serialised with flushes, so a read racing a write never installs stale values.
-        let isCurrent = flushing.withLock { _ in
+        // While a flush holds the lock (perhaps waiting for another process's), the watcher
+        // thread does not wait: the flush checks again when it is done.
+        let isCurrent = flushing.withLockIfAvailable { _ in
             let known = state.withLock { ($0.isLoaded, $0.identity) }
             return known.0 && file.identity() == known.1
+        }
+        guard let isCurrent else {
+            state.withLock { $0.needsRefresh = true }
+            return
         }
         guard !isCurrent else { return }
         reload()
@@ -159,9 +168,11 @@ final class PersistentDomain: Sendable {
                     state.problem = nil
                     return (Self.enqueue(.reload(origin: .anotherProcess), in: &state), nil)
                 case .failure(let error):
-                    // Keep the last good values: a damaged file must not wipe settings. Its
-                    // identity is remembered so it is not parsed again until it changes.
-                    state.identity = failedIdentity
+                    // Keep the last good values: a damaged file must not wipe settings. A
+                    // file refused for its contents or its ownership is remembered by
+                    // identity, so it is not parsed again until it changes; after an I/O
+                    // error the next event tries again.
+                    if error.code != .io { state.identity = failedIdentity }
                     state.problem = error
                     return (false, error)
                 }
@@ -187,24 +198,34 @@ final class PersistentDomain: Sendable {
 
     /// Hands queued deliveries to the stores, in order, with no lock held; a delivery
     /// queued meanwhile (even by an observer of this one) is handed out by this loop.
-    private func deliverQueued() {
+    func deliverQueued() {
         while true {
-            let next = state.withLock { state -> (Delivery, [String: PropertyListValue], [PreferenceStore])? in
+            let next = state.withLock { state -> (Delivery, [PreferenceStore], [String: PropertyListValue]?, PropertyListValue?)? in
                 guard !state.deliveries.isEmpty else {
                     state.isDelivering = false
                     return nil
                 }
-                return (state.deliveries.removeFirst(), Self.overlay(state), state.subscribers.values.compactMap(\.store))
+                let delivery = state.deliveries.removeFirst()
+                let stores = state.subscribers.values.compactMap(\.store)
+                switch delivery {
+                case .change(let key):
+                    let value = state.pending[key] ?? (state.replacement ?? state.disk)[key]
+                    return (delivery, stores, nil, value)
+                case .reload:
+                    return (delivery, stores, Self.overlay(state), nil)
+                }
             }
-            guard let (delivery, values, stores) = next else { return }
+            guard let (delivery, stores, values, value) = next else { return }
             switch delivery {
-            case .change(let key, let value, let origin):
-                for store in stores where ObjectIdentifier(store) != origin {
+            case .change(let key):
+                // Every store, the one that made the change too: a no-op for it unless an
+                // older state reached it meanwhile, which this puts right.
+                for store in stores {
                     store.domainDidChange(self, key: key, value: value)
                 }
             case .reload(let origin):
                 for store in stores {
-                    store.domainDidReload(self, values: values, origin: origin)
+                    store.domainDidReload(self, values: values ?? [:], origin: origin)
                 }
             }
         }
@@ -230,14 +251,14 @@ final class PersistentDomain: Sendable {
 
     // MARK: Writing
 
-    /// Records a change made by `origin` and tells the other stores on this file.
-    func record(_ value: PropertyListValue?, forKey key: String, from origin: PreferenceStore) {
-        let shouldDeliver = state.withLock { state in
+    /// Records a change made by `origin` as pending and queues it for the other stores on
+    /// this file. Called inside the store's lock, so it only changes state: the caller then
+    /// calls ``deliverQueued()`` if this returns true, and ``scheduleFlush(after:)``.
+    func record(_ value: PropertyListValue?, forKey key: String, from origin: PreferenceStore) -> Bool {
+        state.withLock { state in
             state.pending[key] = .some(value)
-            return Self.enqueue(.change(key: key, value: value, from: ObjectIdentifier(origin)), in: &state)
+            return Self.enqueue(.change(key: key), in: &state)
         }
-        if shouldDeliver { deliverQueued() }
-        scheduleFlush()
     }
 
     /// Replaces the whole domain (setPersistentDomain / removePersistentDomain).
@@ -341,6 +362,9 @@ final class PersistentDomain: Sendable {
         DirectoryWatcher.shared.directoryMayHaveAppeared(file.directory)
         // Outside the flush lock: a store's observers may set or flush again.
         if shouldDeliver { deliverQueued() }
+        if state.withLock({ state in defer { state.needsRefresh = false }; return state.needsRefresh }) {
+            refreshFromDisk()
+        }
         return result
     }
 }

@@ -26,11 +26,10 @@ extension PreferenceStore {
     }
 
     func register(_ defaults: [String: PropertyListValue]) {
-        let changes = values.withLock { state -> [ResolvedValues.Change] in
+        update(origin: .thisProcess) { state in
             guard let index = state.index(of: .registration) else { return [] }
             return defaults.compactMap { key, value in state.set(value, forKey: key, inLayer: index) }
         }
-        deliver(changes, origin: .thisProcess)
     }
 
     // MARK: Suites
@@ -66,9 +65,13 @@ extension PreferenceStore {
              state.index(of: .argument).map { state.layers[$0].values } ?? [:])
         }
         let layers = makeLayers(suites: suites, registration: registration, arguments: arguments)
-        for source in layers.compactMap(\.source) { source.subscribe(self) }
-        let changes = values.withLock { $0.setLayers(layers) }
-        deliver(changes, origin: .thisProcess)
+        var removed: [PersistentDomain] = []
+        update(origin: .thisProcess) { state in
+            let kept = Set(layers.compactMap { $0.source.map(ObjectIdentifier.init) })
+            removed = state.layers.compactMap(\.source).filter { !kept.contains(ObjectIdentifier($0)) }
+            return state.setLayers(layers)
+        }
+        for source in removed { source.unsubscribe(self) }
     }
 
     // MARK: Persistent domains
@@ -102,6 +105,9 @@ extension PreferenceStore {
         }
         withExtras { $0.touchedDomains[source.file.path] = source }
         source.replaceAll(with: converted)
+        // Visible to this store's reads when this returns, even if another thread is
+        // still handing the domain's earlier changes out.
+        domainDidReload(source, values: converted, origin: .thisProcess)
     }
 
     /// Removes every value of a domain; its file is deleted at the next flush.
@@ -109,6 +115,7 @@ extension PreferenceStore {
         guard let source = persistentDomain(named: domainName) else { return }
         withExtras { $0.touchedDomains[source.file.path] = source }
         source.replaceAll(with: [:])
+        domainDidReload(source, values: [:], origin: .thisProcess)
     }
 
     // MARK: Volatile domains
@@ -159,10 +166,9 @@ extension PreferenceStore {
     }
 
     private func replaceLayer(_ kind: SearchLayer, with newValues: [String: PropertyListValue]) {
-        let changes = values.withLock { state -> [ResolvedValues.Change] in
+        update(origin: .thisProcess) { state in
             guard let index = state.index(of: kind) else { return [] }
             return state.replaceValues(newValues, inLayer: index)
         }
-        deliver(changes, origin: .thisProcess)
     }
 }

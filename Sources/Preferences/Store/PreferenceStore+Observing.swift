@@ -82,9 +82,25 @@ extension PreferenceStore {
         return observation
     }
 
+    /// Changes the resolved values and tells observers what changed, in order: `body`
+    /// runs under the lock and returns the changes; they are queued there and handed out
+    /// with no lock held.
+    func update(origin: PreferenceChange.Origin, _ body: (inout ResolvedValues) -> [ResolvedValues.Change]) {
+        let mustNotify = values.withLock { state in state.queueNotification(body(&state), origin: origin) }
+        if mustNotify { notifyQueued() }
+    }
+
+    /// Hands queued changes to observers until none is left; changes queued meanwhile (by
+    /// another thread, or by a handler) are handed out by this same loop.
+    func notifyQueued() {
+        while let (changes, origin) = values.withLock({ $0.nextNotification() }) {
+            deliver(changes, origin: origin)
+        }
+    }
+
     /// Hands changes to observers and posts ``didChangeNotification``; called with no lock
     /// held.
-    func deliver(_ changes: [ResolvedValues.Change], origin: PreferenceChange.Origin) {
+    private func deliver(_ changes: [ResolvedValues.Change], origin: PreferenceChange.Origin) {
         guard !changes.isEmpty else { return }
         observers.deliver(changes.map { PreferenceChange(key: $0.key, oldValue: $0.old, newValue: $0.new, origin: origin) })
         NotificationCenter.default.post(

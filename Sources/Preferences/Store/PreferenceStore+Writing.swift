@@ -60,13 +60,17 @@ extension PreferenceStore {
             }
             if let preview { deliverPrior(preview) }
         }
-        let (changed, effect) = values.withLock { state -> (Bool, ResolvedValues.Change?) in
-            guard let index = state.index(of: .app), state.layers[index].values[key] != value else { return (false, nil) }
-            return (true, state.set(value, forKey: key, inLayer: index))
+        // The layer and the domain's pending changes are updated in one critical section,
+        // so no delivery of the domain's state can fall between them and undo the set.
+        let (mustNotify, mustDeliver) = values.withLock { state -> (Bool, Bool) in
+            guard let index = state.index(of: .app), state.layers[index].values[key] != value else { return (false, false) }
+            let effect = state.set(value, forKey: key, inLayer: index)
+            let mustDeliver = appDomain.record(value, forKey: key, from: self)
+            return (state.queueNotification(effect.map { [$0] } ?? [], origin: .thisProcess), mustDeliver)
         }
-        guard changed else { return }
-        appDomain.record(value, forKey: key, from: self)
-        if let effect { deliver([effect], origin: .thisProcess) }
+        if mustDeliver { appDomain.deliverQueued() }
+        if mustNotify { notifyQueued() }
+        appDomain.scheduleFlush()
     }
 
     /// Writes every pending change of this store's domains to disk now, durably.

@@ -92,9 +92,6 @@ public final class PreferenceStore: Sendable {
         values = Mutex(ResolvedValues(layers: []))
         let layers = makeLayers(suites: [])
         _ = values.withLock { $0.setLayers(layers) }
-        for source in layers.compactMap(\.source) {
-            source.subscribe(self)
-        }
     }
 
     deinit {
@@ -140,6 +137,8 @@ public final class PreferenceStore: Sendable {
         var layers: [Layer] = []
         func add(_ kind: SearchLayer, _ source: PersistentDomain?) {
             guard let source else { return }
+            // Subscribed before the values are read, so no change can fall in between.
+            source.subscribe(self)
             layers.append(Layer(kind: kind, source: source, values: source.currentValues()))
         }
         add(.managed, systemDomain(directory: locations.managedDirectory, stem: domain))
@@ -157,12 +156,11 @@ public final class PreferenceStore: Sendable {
 
     /// Called by a persistent domain when another store in this process changed a key.
     func domainDidChange(_ source: PersistentDomain, key: String, value: PropertyListValue?) {
-        let changes = values.withLock { state -> [ResolvedValues.Change] in
+        update(origin: .thisProcess) { state in
             state.layers.indices.filter { state.layers[$0].source === source }.compactMap { index in
                 state.set(value, forKey: key, inLayer: index)
             }
         }
-        deliver(changes, origin: .thisProcess)
     }
 
     /// Called by a persistent domain when its values were re-read or written; `origin`
@@ -170,12 +168,11 @@ public final class PreferenceStore: Sendable {
     func domainDidReload(
         _ source: PersistentDomain, values newValues: [String: PropertyListValue], origin: PreferenceChange.Origin
     ) {
-        let changes = values.withLock { state -> [ResolvedValues.Change] in
+        update(origin: origin) { state in
             state.layers.indices.filter { state.layers[$0].source === source }.flatMap { index in
                 state.replaceValues(newValues, inLayer: index)
             }
         }
-        deliver(changes, origin: origin)
     }
 
     // MARK: Problems

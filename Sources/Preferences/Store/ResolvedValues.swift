@@ -27,6 +27,30 @@ struct ResolvedValues: Sendable {
     @usableFromInline private(set) var slots: [PropertyListValue?] = []
     /// Incremented by every change, so work done outside the lock can tell it is stale.
     private(set) var generation: UInt64 = 0
+    /// Changes computed under the lock and not yet handed to observers, oldest first.
+    private var notifications: [(changes: [Change], origin: PreferenceChange.Origin)] = []
+    /// True while some thread is handing `notifications` out.
+    private var isNotifying = false
+
+    /// Queues changes for observers in the critical section that made them; true if the
+    /// caller must hand the queue out (nobody else is), so observers see every key's
+    /// changes in the order they were made.
+    mutating func queueNotification(_ changes: [Change], origin: PreferenceChange.Origin) -> Bool {
+        guard !changes.isEmpty else { return false }
+        notifications.append((changes, origin))
+        if isNotifying { return false }
+        isNotifying = true
+        return true
+    }
+
+    /// The oldest queued notification, or nil (and the queue released) when none is left.
+    mutating func nextNotification() -> (changes: [Change], origin: PreferenceChange.Origin)? {
+        guard !notifications.isEmpty else {
+            isNotifying = false
+            return nil
+        }
+        return notifications.removeFirst()
+    }
 
     init(layers: [Layer]) {
         self.layers = layers
