@@ -257,6 +257,9 @@ final class PersistentDomain: Sendable {
     func record(_ value: PropertyListValue?, forKey key: String, from origin: PreferenceStore) -> Bool {
         state.withLock { state in
             state.pending[key] = .some(value)
+            // With no other store on this file there is no one to tell: the caller has the
+            // value already, and any later delivery carries the pending value.
+            guard state.subscribers.count > 1 else { return false }
             return Self.enqueue(.change(key: key), in: &state)
         }
     }

@@ -2,13 +2,12 @@ import Foundation
 
 extension PreferenceStore {
     /// Posted on `NotificationCenter.default` with the store as object after its effective
-    /// values change, whether this process or another made the change; `userInfo` holds
-    /// the changed keys under ``changedKeysUserInfoKey``.
+    /// values change, whether this process or another made the change. As on Apple's
+    /// systems it carries no `userInfo`; use ``observeAllKeys(options:handler:)`` to learn
+    /// which keys changed.
     public static let didChangeNotification = Notification.Name("PreferenceStoreDidChangeNotification")
     /// Posted when a write crosses the soft or hard size limit of a domain.
     public static let sizeLimitExceededNotification = Notification.Name("PreferenceStoreSizeLimitExceededNotification")
-    /// The `userInfo` key of ``didChangeNotification`` holding the changed keys (`[String]`).
-    public static let changedKeysUserInfoKey = "PreferenceStoreChangedKeys"
 
     /// Calls `handler` for every effective change of `key`, from this process or any other
     /// (including hand edits of the file), KVO-style.
@@ -102,10 +101,10 @@ extension PreferenceStore {
     /// held.
     private func deliver(_ changes: [ResolvedValues.Change], origin: PreferenceChange.Origin) {
         guard !changes.isEmpty else { return }
-        observers.deliver(changes.map { PreferenceChange(key: $0.key, oldValue: $0.old, newValue: $0.new, origin: origin) })
-        NotificationCenter.default.post(
-            name: Self.didChangeNotification, object: self,
-            userInfo: [Self.changedKeysUserInfoKey: changes.map(\.key)])
+        if !observers.isEmpty {
+            observers.deliver(changes.map { PreferenceChange(key: $0.key, oldValue: $0.old, newValue: $0.new, origin: origin) })
+        }
+        NotificationCenter.default.post(name: Self.didChangeNotification, object: self)
     }
 
     /// Sends prior notifications for a change this process is about to make.

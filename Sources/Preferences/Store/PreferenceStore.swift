@@ -157,9 +157,13 @@ public final class PreferenceStore: Sendable {
     /// Called by a persistent domain when another store in this process changed a key.
     func domainDidChange(_ source: PersistentDomain, key: String, value: PropertyListValue?) {
         update(origin: .thisProcess) { state in
-            state.layers.indices.filter { state.layers[$0].source === source }.compactMap { index in
-                state.set(value, forKey: key, inLayer: index)
+            var changes: [ResolvedValues.Change] = []
+            for index in state.layers.indices where state.layers[index].source === source {
+                // Usually the store that made the change: it has the value already.
+                guard state.layers[index].values[key] != value else { continue }
+                if let change = state.set(value, forKey: key, inLayer: index) { changes.append(change) }
             }
+            return changes
         }
     }
 
