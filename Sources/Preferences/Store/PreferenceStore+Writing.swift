@@ -107,6 +107,10 @@ extension PreferenceStore {
     ///
     /// `body` gets the key's value in the file (with this process's pending changes
     /// applied) and may change or remove it. Pending changes are written in the same step.
+    /// `body` runs while the domain's lock is held, in this process and across processes:
+    /// it must be quick and must not use preferences itself (a flush from inside it would
+    /// wait for its own lock). Observers hear of the result after the write, as a change
+    /// read from the file.
     public func modify<Result: Sendable>(forKey key: String, _ body: (inout PropertyListValue?) -> Result) throws(PreferencesError) -> Result {
         try appDomain.modify { values throws(PreferencesError) -> Result in
             var value = values[key]
