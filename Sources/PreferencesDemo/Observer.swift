@@ -37,7 +37,8 @@ enum Observer {
 
     static func describe(_ value: PropertyListValue?) -> String {
         guard let value else { return "(none)" }
-        return OpenStepPropertyListEncoder().encode(value).replacingOccurrences(of: "\n", with: " ")
+        // The printer lays containers out over lines; one line reads better here.
+        return OpenStepPropertyListEncoder().encode(value).split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 }
 

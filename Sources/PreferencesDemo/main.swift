@@ -83,6 +83,10 @@ case nil:
     print("preferences directory: \(environment["PREFERENCES_HOME"]!)")
     print("starting an observer process...")
     let store = openStore(environment: environment)
+    // Create the domain's directory and file first, so the observer watches it from the
+    // start instead of waiting for it to appear.
+    store.set(true, forKey: "DemoRunning")
+    do throws(PreferencesError) { try store.flush() } catch { fatal("flush: \(error)") }
     let (observer, lines, stdin) = startObserver(quiet: false, environment: environment)
     let printer = Thread {
         while let line = lines.next() { print(line); flushOutput() }
