@@ -60,13 +60,17 @@ extension PreferenceStore {
     }
 
     private func rebuildLayers(suites: [String]) {
-        let (registration, arguments) = values.withLock { state in
-            (state.index(of: .registration).map { state.layers[$0].values } ?? [:],
-             state.index(of: .argument).map { state.layers[$0].values } ?? [:])
-        }
-        let layers = makeLayers(suites: suites, registration: registration, arguments: arguments)
+        let prepared = makeLayers(suites: suites, registration: [:], arguments: [:])
         var removed: [PersistentDomain] = []
         update(origin: .thisProcess) { state in
+            // Another addSuite/removeSuite finished meanwhile: its layers are newer.
+            guard withExtras({ $0.suites }) == suites else { return [] }
+            // Registration and arguments as they are now, not as they were when the
+            // files were read: a register() in between must not be lost.
+            var layers = prepared
+            for index in layers.indices where layers[index].source == nil {
+                if let current = state.index(of: layers[index].kind) { layers[index].values = state.layers[current].values }
+            }
             let kept = Set(layers.compactMap { $0.source.map(ObjectIdentifier.init) })
             removed = state.layers.compactMap(\.source).filter { !kept.contains(ObjectIdentifier($0)) }
             return state.setLayers(layers)
