@@ -17,9 +17,9 @@ extension JournaldLogHandler {
     /// A handler for `label`: a `JournaldLogHandler` when journald is reachable now, otherwise
     /// swift-log's `StreamLogHandler` on standard error.
     ///
-    /// Shaped for `LoggingSystem.bootstrap`:
-    /// `LoggingSystem.bootstrap(JournaldLogHandler.makeHandler)`. The check is made once per
-    /// handler, when the `Logger` is created, not per message.
+    /// For `LoggingSystem.bootstrap { JournaldLogHandler.makeHandler(label: $0) }`. The check is
+    /// made once per handler, when the `Logger` is created, not per message; a journald that
+    /// goes away later is caught per message by ``log(event:)``.
     public static func makeHandler(
         label: String, metadataProvider: Logger.MetadataProvider?
     ) -> any LogHandler {
