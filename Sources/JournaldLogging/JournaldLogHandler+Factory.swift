@@ -10,6 +10,8 @@ extension JournaldLogHandler {
     /// write, and a stale socket file left by a journald that has exited (nobody listens, so
     /// sends would fail with `ECONNREFUSED`). Checking it matters because libsystemd reports
     /// success and drops the entry when the socket file is missing. It does not block.
+    /// Another `socketPath` only changes what is checked: libsystemd always sends to
+    /// ``defaultSocketPath``.
     public static func isJournalReachable(socketPath: String = defaultSocketPath) -> Bool {
         JournalSocket.isReachable(path: socketPath)
     }
