@@ -13,10 +13,12 @@ let package = Package(
     products: [
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Preferences", targets: ["Preferences"]),
+        .library(name: "JournaldLogging", targets: ["JournaldLogging"]),
         .executable(name: "preferences-demo", targets: ["PreferencesDemo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(name: "PropertyList", swiftSettings: strictSettings),
@@ -28,11 +30,22 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .systemLibrary(
+            name: "CSystemd",
+            path: "Sources/CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        .target(
+            name: "JournaldLogging",
+            dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(name: "PreferencesDemo", dependencies: ["Preferences"], swiftSettings: strictSettings),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
         .executableTarget(
             name: "PreferencesWorker",
-            dependencies: ["Preferences"],
+            dependencies: ["Preferences", "JournaldLogging", .product(name: "Logging", package: "swift-log")],
             path: "Tests/PreferencesWorker",
             swiftSettings: strictSettings
         ),
@@ -45,6 +58,14 @@ let package = Package(
         .testTarget(
             name: "PreferencesTests",
             dependencies: ["Preferences", "TestSupport", "PreferencesWorker"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "JournaldLoggingTests",
+            dependencies: [
+                "JournaldLogging", "TestSupport", "PreferencesWorker",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
     ],

@@ -10,8 +10,9 @@
 //                                                        "descriptors A B threads C D" (before, after)
 //   PreferencesWorker watch-files PATH...                report watcher calls until stdin closes
 //   PreferencesWorker watch-churn DIRECTORY COUNT        count fds and threads around COUNT watches
+//   PreferencesWorker log factory|direct MESSAGE [K=V...] log MESSAGE at error through the journald handler
 //
-// The watch commands are in WatchCommands.swift.
+// The watch commands are in WatchCommands.swift, the log command in LogCommands.swift.
 import Foundation
 import Preferences
 
@@ -36,6 +37,9 @@ case "watch-files":
     exit(0)
 case "watch-churn":
     watchChurn(Array(arguments.dropFirst(2)))
+    exit(0)
+case "log":
+    logMessage(Array(arguments.dropFirst(2)))
     exit(0)
 default:
     break

@@ -1,0 +1,31 @@
+import Foundation
+import TestSupport
+
+/// The PreferencesWorker test program, built next to the test bundle.
+let workerPath = builtProductsDirectory.appendingPathComponent("PreferencesWorker").path
+
+/// Runs `PreferencesWorker log MODE MESSAGE PAIRS...` in a private mount namespace whose
+/// /run is a fresh tmpfs, after `setUp` (shell commands) has prepared it, and returns its
+/// status and output (standard output and error together; the worker prints nothing else).
+///
+/// A private namespace makes "no journald" real for the child alone: the journal socket the
+/// child sees is whatever `setUp` left at /run/systemd/journal/socket, while the test run's
+/// journald, and any other on the machine, stays untouched.
+func runWorkerWithoutJournal(setUp: String, mode: String, message: String, pairs: [String]) throws -> ProgramResult {
+    let script = """
+        set -e
+        mount -t tmpfs tmpfs /run
+        mkdir -p /run/systemd/journal
+        \(setUp)
+        exec "$@"
+        """
+    return try run(
+        "unshare", ["--mount", "--propagation", "private", "sh", "-c", script, "sh", workerPath, "log", mode, message] + pairs)
+}
+
+/// Shell commands that leave a stale journal socket: a UNIX datagram socket bound at the path
+/// and closed again, as a killed journald leaves it.
+let staleSocketSetUp = """
+    python3 -c 'import socket; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind("/run/systemd/journal/socket"); s.close()'
+    test -S /run/systemd/journal/socket
+    """
