@@ -26,7 +26,9 @@ let package = Package(
             name: "Preferences",
             dependencies: [
                 "PropertyList",
+                "JournaldLogging",
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -63,7 +65,7 @@ let package = Package(
         .testTarget(
             name: "JournaldLoggingTests",
             dependencies: [
-                "JournaldLogging", "TestSupport", "PreferencesWorker",
+                "JournaldLogging", "Preferences", "TestSupport", "PreferencesWorker",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 
 /// One domain file as this process shares it: its last known contents, the changes this
@@ -15,6 +16,8 @@ final class PersistentDomain: Sendable {
     let policy: FilePolicy
     /// False for the managed and system layers, which this library never writes.
     let isWritable: Bool
+    /// Where writes and problems are logged (the first opener's logger).
+    let logger: Logger
 
     private struct State {
         var isLoaded = false
@@ -58,21 +61,24 @@ final class PersistentDomain: Sendable {
     /// Serialises flushes of this file, so two never interleave their lock-read-write.
     private let flushing = Mutex(())
 
-    private init(file: DomainFile, policy: FilePolicy, isWritable: Bool) {
+    private init(file: DomainFile, policy: FilePolicy, isWritable: Bool, logger: Logger) {
         self.file = file
         self.policy = policy
         self.isWritable = isWritable
+        self.logger = logger
     }
 
     // MARK: The process-wide table
 
     private static let table = Mutex([String: PersistentDomain]())
 
-    /// The process's one instance for `file`; the first caller's policy applies.
-    static func shared(_ file: DomainFile, policy: FilePolicy, isWritable: Bool) -> PersistentDomain {
+    /// The process's one instance for `file`; the first caller's policy and logger apply.
+    static func shared(
+        _ file: DomainFile, policy: FilePolicy, isWritable: Bool, logger: Logger = PreferencesLogger.default
+    ) -> PersistentDomain {
         let domain = table.withLock { table in
             if let existing = table[file.path] { return existing }
-            let created = PersistentDomain(file: file, policy: policy, isWritable: isWritable)
+            let created = PersistentDomain(file: file, policy: policy, isWritable: isWritable, logger: logger)
             table[file.path] = created
             return created
         }
@@ -179,7 +185,7 @@ final class PersistentDomain: Sendable {
             }
         }
         if let failure {
-            PreferencesDiagnostics.report(failure)
+            PreferencesLogger.report(failure, event: .unreadable, to: logger)
         }
         if shouldDeliver { deliverQueued() }
     }
@@ -321,7 +327,10 @@ final class PersistentDomain: Sendable {
     /// Flushes, and runs `body` on the file's values under the same lock: the atomic
     /// read-modify-write. `body` sees the file's current values with this process's
     /// pending changes applied.
-    func modify<Result: Sendable>(_ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result) throws(PreferencesError) -> Result {
+    func modify<Result: Sendable>(
+        changing changedKey: String? = nil,
+        _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
+    ) throws(PreferencesError) -> Result {
         guard isWritable else {
             throw PreferencesError(.readOnly, path: file.path, "this layer is read-only")
         }
@@ -340,8 +349,14 @@ final class PersistentDomain: Sendable {
                 }
             } catch {
                 state.withLock { $0.problem = error }
-                if hasChanges { PreferencesDiagnostics.report(error) }
+                if hasChanges { PreferencesLogger.report(error, event: .writeFailed, to: logger) }
                 throw error
+            }
+            let identityBefore = state.withLock { $0.identity }
+            if outcome.contents?.identity != identityBefore {
+                var keys = Set(batch.keys).union(replacement?.keys ?? [:].keys)
+                if let changedKey { keys.insert(changedKey) }
+                logWrite(keys: keys.sorted(), bytes: outcome.contents?.byteCount ?? 0)
             }
             let shouldDeliver = state.withLock { state -> Bool in
                 state.isLoaded = true
@@ -369,5 +384,19 @@ final class PersistentDomain: Sendable {
             refreshFromDisk()
         }
         return result
+    }
+
+    /// Logs one entry for a write: the domain, the keys this process changed, the size.
+    private func logWrite(keys: [String], bytes: Int) {
+        let domain = file.fileName.hasSuffix(".plist") ? String(file.fileName.dropLast(6)) : file.fileName
+        logger.info(
+            "wrote \(domain): \(keys.count) key\(keys.count == 1 ? "" : "s") changed, \(bytes) bytes",
+            metadata: [
+                "MESSAGE_ID": .string(PreferencesLogEvent.wrote.messageID),
+                "PREFERENCES_DOMAIN": .string(domain),
+                "PREFERENCES_KEYS": .array(keys.map { .string($0) }),
+                "PREFERENCES_BYTES": .string(String(bytes)),
+                "PREFERENCES_PATH": .string(file.path),
+            ])
     }
 }

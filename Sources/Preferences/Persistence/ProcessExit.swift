@@ -20,7 +20,7 @@ enum ProcessExit {
             do throws(PreferencesError) {
                 try domain.flush()
             } catch {
-                PreferencesDiagnostics.report(error)
+                PreferencesLogger.report(error, event: .writeFailed, to: domain.logger)
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+public import Logging
 
 extension PreferenceStore {
     /// Where a store finds its files and how it treats them.
@@ -15,18 +16,24 @@ extension PreferenceStore {
         public var sizeLimit: Int
         /// How long a write waits for another process's lock on the domain file.
         public var lockTimeout: Duration
+        /// Where writes and problems are logged; nil uses journald when it is reachable,
+        /// else standard error for warnings and errors only. The first store to open a
+        /// domain file in a process decides its logger.
+        public var logger: Logger?
 
         /// Creates a configuration; every parameter defaults to the process's own.
         public init(
             environment: [String: String] = ProcessInfo.processInfo.environment,
             arguments: [String] = ProcessInfo.processInfo.arguments,
             sizeLimit: Int = 1 << 20,
-            lockTimeout: Duration = .seconds(10)
+            lockTimeout: Duration = .seconds(10),
+            logger: Logger? = nil
         ) {
             self.environment = environment
             self.arguments = arguments
             self.sizeLimit = sizeLimit
             self.lockTimeout = lockTimeout
+            self.logger = logger
         }
     }
 }

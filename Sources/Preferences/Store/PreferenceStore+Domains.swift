@@ -86,7 +86,7 @@ extension PreferenceStore {
         do throws(PreferencesError) {
             return userDomain(stem: try DomainName(name).rawValue)
         } catch {
-            PreferencesDiagnostics.report(error)
+            PreferencesLogger.report(error, event: .unreadable, to: logger)
             return nil
         }
     }

@@ -111,7 +111,7 @@ extension PreferenceStore {
             policy: FilePolicy(
                 sizeLimit: configuration.sizeLimit, lockTimeout: configuration.lockTimeout,
                 trustedOwners: Array(Set([0, geteuidValue])), createsDirectory: false),
-            isWritable: false)
+            isWritable: false, logger: logger)
         return managed.currentValues()[key] != nil
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 
 /// A preferences domain with its whole search list: `UserDefaults`, method for method,
@@ -87,7 +88,7 @@ public final class PreferenceStore: Sendable {
             trustedOwners: [geteuidValue], createsDirectory: true)
         appDomain = PersistentDomain.shared(
             DomainFile(directory: locations.userDirectory, fileName: DomainLocations.fileName(stem: name.rawValue)),
-            policy: userPolicy, isWritable: true)
+            policy: userPolicy, isWritable: true, logger: configuration.logger ?? PreferencesLogger.default)
         extras = Mutex(Extras())
         values = Mutex(ResolvedValues(layers: []))
         let layers = makeLayers(suites: [])
@@ -103,6 +104,9 @@ public final class PreferenceStore: Sendable {
 
     private var userPolicy: FilePolicy { appDomain.policy }
 
+    /// The logger for this store's files.
+    var logger: Logger { configuration.logger ?? PreferencesLogger.default }
+
     private var systemPolicy: FilePolicy {
         FilePolicy(
             sizeLimit: configuration.sizeLimit, lockTimeout: configuration.lockTimeout,
@@ -115,17 +119,17 @@ public final class PreferenceStore: Sendable {
             guard let machineID = locations.machineID else { return nil }
             return PersistentDomain.shared(
                 DomainFile(directory: locations.byHostDirectory, fileName: DomainLocations.fileName(stem: stem, machineID: machineID)),
-                policy: userPolicy, isWritable: true)
+                policy: userPolicy, isWritable: true, logger: logger)
         }
         return PersistentDomain.shared(
             DomainFile(directory: locations.userDirectory, fileName: DomainLocations.fileName(stem: stem)),
-            policy: userPolicy, isWritable: true)
+            policy: userPolicy, isWritable: true, logger: logger)
     }
 
     private func systemDomain(directory: String, stem: String) -> PersistentDomain {
         PersistentDomain.shared(
             DomainFile(directory: directory, fileName: DomainLocations.fileName(stem: stem)),
-            policy: systemPolicy, isWritable: false)
+            policy: systemPolicy, isWritable: false, logger: logger)
     }
 
     /// The search list for this domain with `suites`, each layer loaded (first use reads

@@ -1,0 +1,21 @@
+/// The kinds of journal entry the store writes, each with a fixed `MESSAGE_ID`.
+///
+/// `journalctl MESSAGE_ID=...` finds every entry of one kind, and `journalctl -x` shows its
+/// explanation from `systemd/swift-preferences.catalog` once that is installed.
+enum PreferencesLogEvent: String, Sendable, CaseIterable {
+    /// A flush wrote a domain file (info).
+    case wrote
+    /// A domain file could not be written; the changes stay pending and are retried (error).
+    case writeFailed
+    /// A domain file could not be used: corrupt, unsafe or unreadable (error).
+    case unreadable
+
+    /// The 128-bit id, as journald writes it: 32 lowercase hex digits.
+    var messageID: String {
+        switch self {
+        case .wrote: "bee61232af8949879dd51df0fa8ceb8a"
+        case .writeFailed: "0607fe15d2164a9e8024df88f4592d02"
+        case .unreadable: "7ea7d374aa6a423db4198c9d363f2d95"
+        }
+    }
+}

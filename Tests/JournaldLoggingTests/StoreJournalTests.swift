@@ -1,0 +1,91 @@
+import Foundation
+import Preferences
+import Testing
+import TestSupport
+
+/// The store's own entries, read back from a real journald with `journalctl -o json`.
+@Suite(
+    "The store's journal entries",
+    .enabled(if: JournalReader.hasTestJournal, "needs the journald Tests/Scripts/with-journald.sh starts"))
+struct StoreJournalTests {
+    /// A store in a private directory, for a domain no other test uses.
+    func makeStore(in directory: borrowing TemporaryDirectory) throws -> (PreferenceStore, String) {
+        let domain = "com.example.journal." + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let environment = ["PREFERENCES_HOME": directory.file("preferences").path, "PREFERENCES_SYSTEM_DIR": directory.file("system").path]
+        return (try PreferenceStore(domain: domain, configuration: .init(environment: environment, arguments: ["test"])), domain)
+    }
+
+    @Test("a flush is one entry with the domain, the changed keys, the size and the path")
+    func flushEntry() throws {
+        let directory = try TemporaryDirectory()
+        let (store, domain) = try makeStore(in: directory)
+        store.set("Ada", forKey: "name")
+        store.set(42, forKey: "count")
+        try store.flush()
+        let path = directory.file("preferences/\(domain).plist").path
+        // The background flush may have written the first set on its own: one entry per
+        // write, so the keys may be spread over two entries.
+        var entries = try JournalReader.entries(where: "PREFERENCES_DOMAIN", is: domain, count: 1)
+        if entries.count == 1, entries[0]["PREFERENCES_KEYS"]?.count == 1 {
+            entries = try JournalReader.entries(where: "PREFERENCES_DOMAIN", is: domain, count: 2)
+        }
+        #expect((1...2).contains(entries.count))
+        #expect(Set(entries.flatMap { $0["PREFERENCES_KEYS"] ?? [] }) == ["name", "count"])
+        let entry = try #require(entries.last, "no entry for \(domain)")
+        #expect(entries.allSatisfy { $0["MESSAGE_ID"] == ["bee61232af8949879dd51df0fa8ceb8a"] })
+        #expect(entry["PRIORITY"] == ["6"])
+        #expect(entry["PREFERENCES_PATH"] == [path])
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+        #expect(entry["PREFERENCES_BYTES"] == [String(size ?? -1)])
+        #expect(entry["MESSAGE"]?.first?.hasPrefix("wrote \(domain)") == true)
+        #expect(entry["CODE_FILE"]?.first?.hasSuffix("PersistentDomain.swift") == true)
+        #expect(entry["CODE_LINE"] != nil && entry["CODE_FUNC"] != nil)
+    }
+
+    @Test("a corrupt domain file gives an error entry naming the file")
+    func corruptFileEntry() throws {
+        let directory = try TemporaryDirectory()
+        let domain = "com.example.journal.corrupt" + String(UInt32.random(in: 0...UInt32.max))
+        let folder = directory.file("preferences").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = folder + "/\(domain).plist"
+        try Data("bplist00 damaged beyond repair".utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        let environment = ["PREFERENCES_HOME": folder, "PREFERENCES_SYSTEM_DIR": directory.file("system").path]
+        let store = try PreferenceStore(domain: domain, configuration: .init(environment: environment, arguments: ["test"]))
+        #expect(store.fileProblems.first?.code == .corrupt)
+        let entries = try JournalReader.entries(where: "PREFERENCES_PATH", is: path, count: 1)
+        let entry = try #require(entries.last, "no entry for \(path)")
+        #expect(entry["MESSAGE_ID"] == ["7ea7d374aa6a423db4198c9d363f2d95"])
+        #expect(entry["PRIORITY"] == ["3"])
+        #expect(entry["PREFERENCES_ERROR"] == ["corrupt"])
+        #expect(entry["MESSAGE"]?.first?.contains(path) == true)
+    }
+}
+
+/// The catalog in systemd/ installs with `journalctl --update-catalog` and explains every
+/// MESSAGE_ID the store logs.
+@Suite("The journal catalog")
+struct CatalogTests {
+    static let catalog = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("systemd/swift-preferences.catalog")
+
+    @Test(
+        "each MESSAGE_ID has an entry once the catalog is installed",
+        arguments: ["bee61232af8949879dd51df0fa8ceb8a", "0607fe15d2164a9e8024df88f4592d02", "7ea7d374aa6a423db4198c9d363f2d95"])
+    func installs(messageID: String) throws {
+        // Into a private root, so the test leaves the machine's catalog alone.
+        let root = try TemporaryDirectory()
+        let folder = root.file("usr/lib/systemd/catalog")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Self.catalog, to: folder.appendingPathComponent("swift-preferences.catalog"))
+        let update = try run("journalctl", ["--root=\(root.url.path)", "--update-catalog"])
+        #expect(update.status == 0, "\(update.output)")
+        let listed = try run("journalctl", ["--root=\(root.url.path)", "--dump-catalog", messageID])
+        #expect(listed.status == 0, "\(listed.output)")
+        #expect(listed.output.contains("-- \(messageID)"))
+        #expect(listed.output.contains("Subject: Preferences"))
+        #expect(listed.output.contains("Defined-By: swift-preferences"))
+    }
+}
