@@ -123,10 +123,15 @@ struct LocalObservationTests {
             }
         }
         try store.flush()
+        // Another thread (the background flush) may still be handing the last change to the
+        // other store: wait for the two to converge (a bound on waiting, not a timing check).
+        for _ in 0..<500 where store.value(forKey: "k") != twin.value(forKey: "k") {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         let final = store.value(forKey: "k")
         #expect(twin.value(forKey: "k") == final)
-        #expect(log.all.last?.newValue == final)
-        #expect(twinLog.all.last?.newValue == final)
+        #expect(await log.wait { $0.last?.newValue == final })
+        #expect(await twinLog.wait { $0.last?.newValue == final })
         _ = (observation, twinObservation)
     }
 
