@@ -39,6 +39,13 @@ final class PersistentDomain: Sendable {
         var deliveries: [Delivery] = []
         /// True while some thread is handing `deliveries` to the stores.
         var isDelivering = false
+        /// That thread, so it never waits for itself.
+        var deliveringThread: UInt?
+        /// Deliveries queued and handed out so far, to know when a caller's has been made.
+        var queuedCount: UInt64 = 0
+        var deliveredCount: UInt64 = 0
+        /// Callers waiting for the delivering thread to reach their delivery.
+        var deliveryWaiters: [(ticket: UInt64, semaphore: DispatchSemaphore)] = []
         /// The watcher saw a change while a flush held the lock; checked after the flush.
         var needsRefresh = false
     }
@@ -187,7 +194,7 @@ final class PersistentDomain: Sendable {
         if let failure {
             PreferencesLogger.report(failure, event: .unreadable, to: logger)
         }
-        if shouldDeliver { deliverQueued() }
+        finishDeliveries(mustDeliver: shouldDeliver)
     }
 
     /// Queues a delivery; true if the caller must deliver the queue (nobody else is).
@@ -197,19 +204,51 @@ final class PersistentDomain: Sendable {
     /// state after a newer one (a write's result after a deletion seen meanwhile).
     private static func enqueue(_ delivery: Delivery, in state: inout State) -> Bool {
         state.deliveries.append(delivery)
+        state.queuedCount += 1
         if state.isDelivering { return false }
         state.isDelivering = true
+        state.deliveringThread = SystemCalls.currentThread()
         return true
     }
 
-    /// Hands queued deliveries to the stores, in order, with no lock held; a delivery
-    /// queued meanwhile (even by an observer of this one) is handed out by this loop.
-    func deliverQueued() {
+    /// Makes sure what the caller queued has reached the stores when this returns: hands
+    /// the queue out if the caller must, else waits for the thread that is doing so —
+    /// unless that is this thread, further up the stack (a handler), which will.
+    func finishDeliveries(mustDeliver: Bool) {
+        if mustDeliver {
+            deliverQueued()
+            return
+        }
+        let waiter = state.withLock { state -> DispatchSemaphore? in
+            guard state.isDelivering, state.deliveringThread != SystemCalls.currentThread(),
+                state.deliveredCount < state.queuedCount
+            else { return nil }
+            let semaphore = DispatchSemaphore(value: 0)
+            state.deliveryWaiters.append((state.queuedCount, semaphore))
+            return semaphore
+        }
+        waiter?.wait()
+    }
+
+    private func deliverQueued() {
+        var hasDelivered = false
         while true {
             let next = state.withLock { state -> (Delivery, [PreferenceStore], [String: PropertyListValue]?, PropertyListValue?)? in
+                if hasDelivered {
+                    state.deliveredCount += 1
+                }
                 guard !state.deliveries.isEmpty else {
                     state.isDelivering = false
+                    state.deliveringThread = nil
+                    for waiter in state.deliveryWaiters { waiter.semaphore.signal() }
+                    state.deliveryWaiters = []
                     return nil
+                }
+                let delivered = state.deliveredCount
+                state.deliveryWaiters.removeAll { waiter in
+                    guard waiter.ticket <= delivered else { return false }
+                    waiter.semaphore.signal()
+                    return true
                 }
                 let delivery = state.deliveries.removeFirst()
                 let stores = state.subscribers.values.compactMap(\.store)
@@ -222,6 +261,7 @@ final class PersistentDomain: Sendable {
                 }
             }
             guard let (delivery, stores, values, value) = next else { return }
+            hasDelivered = true
             switch delivery {
             case .change(let key):
                 // Every store, the one that made the change too: a no-op for it unless an
@@ -258,14 +298,15 @@ final class PersistentDomain: Sendable {
     // MARK: Writing
 
     /// Records a change made by `origin` as pending and queues it for the other stores on
-    /// this file. Called inside the store's lock, so it only changes state: the caller then
-    /// calls ``deliverQueued()`` if this returns true, and ``scheduleFlush(after:)``.
-    func record(_ value: PropertyListValue?, forKey key: String, from origin: PreferenceStore) -> Bool {
+    /// this file. Called inside the store's lock, so it only changes state: unless this
+    /// returns nil (nothing queued), the caller then calls
+    /// ``finishDeliveries(mustDeliver:)`` with the result, and ``scheduleFlush(after:)``.
+    func record(_ value: PropertyListValue?, forKey key: String, from origin: PreferenceStore) -> Bool? {
         state.withLock { state in
             state.pending[key] = .some(value)
             // With no other store on this file there is no one to tell: the caller has the
             // value already, and any later delivery carries the pending value.
-            guard state.subscribers.count > 1 else { return false }
+            guard state.subscribers.count > 1 else { return nil }
             return Self.enqueue(.change(key: key), in: &state)
         }
     }
@@ -277,7 +318,7 @@ final class PersistentDomain: Sendable {
             state.pending = [:]
             return Self.enqueue(.reload(origin: .thisProcess), in: &state)
         }
-        if shouldDeliver { deliverQueued() }
+        finishDeliveries(mustDeliver: shouldDeliver)
         scheduleFlush()
     }
 
@@ -379,7 +420,7 @@ final class PersistentDomain: Sendable {
         // its removal a moment later is seen.
         DirectoryWatcher.shared.directoryMayHaveAppeared(file.directory)
         // Outside the flush lock: a store's observers may set or flush again.
-        if shouldDeliver { deliverQueued() }
+        finishDeliveries(mustDeliver: shouldDeliver)
         if state.withLock({ state in defer { state.needsRefresh = false }; return state.needsRefresh }) {
             refreshFromDisk()
         }

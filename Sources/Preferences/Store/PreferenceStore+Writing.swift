@@ -62,13 +62,15 @@ extension PreferenceStore {
         }
         // The layer and the domain's pending changes are updated in one critical section,
         // so no delivery of the domain's state can fall between them and undo the set.
-        let (mustNotify, mustDeliver) = values.withLock { state -> (Bool, Bool) in
-            guard let index = state.index(of: .app), state.layers[index].values[key] != value else { return (false, false) }
+        let (changed, mustNotify, delivery) = values.withLock { state -> (Bool, Bool, Bool?) in
+            guard let index = state.index(of: .app), state.layers[index].values[key] != value else { return (false, false, nil) }
             let effect = state.set(value, forKey: key, inLayer: index)
-            let mustDeliver = appDomain.record(value, forKey: key, from: self)
-            return (state.queueNotification(effect.map { [$0] } ?? [], origin: .thisProcess), mustDeliver)
+            let delivery = appDomain.record(value, forKey: key, from: self)
+            return (true, state.queueNotification(effect.map { [$0] } ?? [], origin: .thisProcess), delivery)
         }
-        if mustDeliver { appDomain.deliverQueued() }
+        guard changed else { return }
+        // Other stores on the file have the value when this returns.
+        if let delivery { appDomain.finishDeliveries(mustDeliver: delivery) }
         if mustNotify { notifyQueued() }
         appDomain.scheduleFlush()
     }
