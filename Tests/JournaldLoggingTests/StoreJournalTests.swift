@@ -63,6 +63,37 @@ struct StoreJournalTests {
     }
 }
 
+/// Size-limit entries, and the rate limit on them.
+@Suite(
+    "Size-limit entries in the journal",
+    .enabled(if: JournalReader.hasTestJournal, "needs the journald Tests/Scripts/with-journald.sh starts"))
+struct SizeLimitJournalTests {
+    @Test("a soft-limit warning and a refused set are logged; a storm of refusals gives at most 10 entries")
+    func sizeEntries() throws {
+        let directory = try TemporaryDirectory()
+        let domain = "com.example.journal.size" + String(UInt32.random(in: 0...UInt32.max))
+        let environment = ["PREFERENCES_HOME": directory.file("preferences").path, "PREFERENCES_SYSTEM_DIR": directory.file("system").path]
+        let store = try PreferenceStore(
+            domain: domain,
+            configuration: .init(environment: environment, arguments: ["test"], sizeLimit: 5_000, softSizeLimit: 1_000))
+        store.set(Data(count: 2_000), forKey: "big")
+        for round in 0..<50 {
+            store.set(Data(count: 10_000), forKey: "huge\(round)")
+        }
+        let warnings = try JournalReader.entries(where: "MESSAGE_ID", is: "cde19ffe71da435783b857a19e271e31", count: 1)
+            .filter { $0["PREFERENCES_DOMAIN"] == [domain] }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?["PRIORITY"] == ["4"])
+        #expect(warnings.first?["PREFERENCES_KEYS"] == ["big"])
+        #expect(warnings.first?["PREFERENCES_LIMIT"] == ["1000"])
+        let refusals = try JournalReader.entries(where: "PREFERENCES_DOMAIN", is: domain, count: 11)
+            .filter { $0["MESSAGE_ID"] == ["7d199ead685a4294a32f660bd3ab101f"] }
+        #expect((1...10).contains(refusals.count), "\(refusals.count) refusal entries")
+        #expect(refusals.allSatisfy { $0["PRIORITY"] == ["3"] })
+        #expect(store.value(forKey: "huge0") == nil)
+    }
+}
+
 /// The catalog in systemd/ installs with `journalctl --update-catalog` and explains every
 /// MESSAGE_ID the store logs.
 @Suite("The journal catalog")
@@ -73,7 +104,10 @@ struct CatalogTests {
 
     @Test(
         "each MESSAGE_ID has an entry once the catalog is installed",
-        arguments: ["bee61232af8949879dd51df0fa8ceb8a", "0607fe15d2164a9e8024df88f4592d02", "7ea7d374aa6a423db4198c9d363f2d95"])
+        arguments: [
+            "bee61232af8949879dd51df0fa8ceb8a", "0607fe15d2164a9e8024df88f4592d02", "7ea7d374aa6a423db4198c9d363f2d95",
+            "cde19ffe71da435783b857a19e271e31", "7d199ead685a4294a32f660bd3ab101f",
+        ])
     func installs(messageID: String) throws {
         // Into a private root, so the test leaves the machine's catalog alone.
         let root = try TemporaryDirectory()

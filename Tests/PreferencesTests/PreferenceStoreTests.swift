@@ -140,7 +140,8 @@ struct PreferenceStoreTests {
         try fixture.plant(["a": "mine", "b": "theirs"], at: fixture.userFile("com.example.test"))
         store.set("mine too", forKey: "c")
         try store.flush()
-        #expect(try fixture.onDisk(fixture.userFile("com.example.test")) == ["a": "mine", "b": "theirs", "c": "mine too"])
+        let disk = try fixture.onDisk(fixture.userFile("com.example.test"))
+        #expect(disk == ["a": "mine", "b": "theirs", "c": "mine too"], "disk: \(String(describing: disk)) problems: \(store.fileProblems)")
         #expect(store.string(forKey: "b") == "theirs")
     }
 

@@ -9,6 +9,10 @@ enum PreferencesLogEvent: String, Sendable, CaseIterable {
     case writeFailed
     /// A domain file could not be used: corrupt, unsafe or unreadable (error).
     case unreadable
+    /// A set made a domain larger than its soft size limit (warning).
+    case sizeWarning
+    /// A set was refused because the domain would exceed its hard size limit (error).
+    case sizeRefused
 
     /// The 128-bit id, as journald writes it: 32 lowercase hex digits.
     var messageID: String {
@@ -16,6 +20,8 @@ enum PreferencesLogEvent: String, Sendable, CaseIterable {
         case .wrote: "bee61232af8949879dd51df0fa8ceb8a"
         case .writeFailed: "0607fe15d2164a9e8024df88f4592d02"
         case .unreadable: "7ea7d374aa6a423db4198c9d363f2d95"
+        case .sizeWarning: "cde19ffe71da435783b857a19e271e31"
+        case .sizeRefused: "7d199ead685a4294a32f660bd3ab101f"
         }
     }
 }

@@ -22,6 +22,37 @@ enum PreferencesLogger {
 
     private static let lastReported = Mutex([String: ContinuousClock.Instant]())
 
+    /// Per kind of event: when its current 10-second window began, how many entries it has
+    /// logged in it, and how many it has suppressed.
+    private static let windows = Mutex([PreferencesLogEvent: (start: ContinuousClock.Instant, logged: Int, suppressed: Int)]())
+
+    /// Whether an entry of `event` may be logged now: at most 10 per kind per 10 seconds.
+    /// When a window ends with entries suppressed, their number is returned so the caller
+    /// can log one summary.
+    static func admit(_ event: PreferencesLogEvent) -> (allowed: Bool, suppressedBefore: Int) {
+        let now = ContinuousClock.now
+        return windows.withLock { windows in
+            var window = windows[event] ?? (now, 0, 0)
+            var suppressedBefore = 0
+            if now - window.start >= .seconds(10) {
+                suppressedBefore = window.suppressed
+                window = (now, 0, 0)
+            }
+            let allowed = window.logged < 10
+            if allowed { window.logged += 1 } else { window.suppressed += 1 }
+            windows[event] = window
+            return (allowed, suppressedBefore)
+        }
+    }
+
+    /// Logs the "suppressed N" summary for a window that dropped entries.
+    static func logSuppressed(_ count: Int, of event: PreferencesLogEvent, to logger: Logger) {
+        guard count > 0 else { return }
+        logger.warning(
+            "suppressed \(count) more entries like the last (at most 10 per 10 seconds)",
+            metadata: ["MESSAGE_ID": .string(event.messageID), "PREFERENCES_SUPPRESSED": .string(String(count))])
+    }
+
     /// Logs an error once per ten seconds per distinct description, so a damaged file or a
     /// full disk cannot flood the log.
     static func report(_ error: PreferencesError, event: PreferencesLogEvent, to logger: Logger) {

@@ -165,13 +165,18 @@ final class PersistentDomain: Sendable {
         // Under the flush lock, so a write cannot land between this read and installing
         // what it read.
         let (shouldDeliver, failure) = flushing.withLock { _ in
+            let identityBefore = file.identity()
             let outcome: Result<DomainContents?, PreferencesError>
             do throws(PreferencesError) {
                 outcome = .success(try file.read(policy: policy))
             } catch {
                 outcome = .failure(error)
             }
-            let failedIdentity: FileIdentity? = if case .failure = outcome { file.identity() } else { nil }
+            // Remember a failed file only if it did not change while it was read: a file
+            // being written in place reads as damaged until the writer is done, and its
+            // finished version must not be mistaken for the damaged one.
+            var failedIdentity: FileIdentity? = nil
+            if case .failure = outcome, file.identity() == identityBefore { failedIdentity = identityBefore }
             return state.withLock { state -> (Bool, PreferencesError?) in
                 state.isLoaded = true
                 switch outcome {
@@ -185,7 +190,7 @@ final class PersistentDomain: Sendable {
                     // file refused for its contents or its ownership is remembered by
                     // identity, so it is not parsed again until it changes; after an I/O
                     // error the next event tries again.
-                    if error.code != .io { state.identity = failedIdentity }
+                    if error.code != .io, let failedIdentity { state.identity = failedIdentity }
                     state.problem = error
                     return (false, error)
                 }

@@ -12,8 +12,12 @@ extension PreferenceStore {
         public var environment: [String: String]
         /// The command line whose `-Key value` pairs form the argument domain.
         public var arguments: [String]
-        /// The largest domain file read or written, in bytes (default 1 MiB).
+        /// The hard size limit, in bytes (default 1 MiB): no larger domain file is read or
+        /// written, and a set that would make the domain larger is refused.
         public var sizeLimit: Int
+        /// The soft size limit, in bytes (default 256 KiB): a set that makes the domain
+        /// larger logs a warning and posts `sizeLimitExceededNotification`.
+        public var softSizeLimit: Int
         /// How long a write waits for another process's lock on the domain file.
         public var lockTimeout: Duration
         /// Where writes and problems are logged; nil uses journald when it is reachable,
@@ -26,12 +30,14 @@ extension PreferenceStore {
             environment: [String: String] = ProcessInfo.processInfo.environment,
             arguments: [String] = ProcessInfo.processInfo.arguments,
             sizeLimit: Int = 1 << 20,
+            softSizeLimit: Int = 256 << 10,
             lockTimeout: Duration = .seconds(10),
             logger: Logger? = nil
         ) {
             self.environment = environment
             self.arguments = arguments
             self.sizeLimit = sizeLimit
+            self.softSizeLimit = softSizeLimit
             self.lockTimeout = lockTimeout
             self.logger = logger
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 extension PreferenceStore {
     /// Stores any property-list value (`Bool`, integers, `Float`, `Double`, `String`,
@@ -50,8 +51,22 @@ extension PreferenceStore {
     /// Stores a property-list value, or removes the key for nil.
     ///
     /// Visible to reads in this process at once; written in the background. Setting the
-    /// value a key already has does nothing at all.
+    /// value a key already has does nothing at all. A set that would make the domain larger
+    /// than its hard size limit is refused (logged, and `sizeLimitExceededNotification` is
+    /// posted); use ``trySet(_:forKey:)`` to be told.
     public func setValue(_ value: PropertyListValue?, forKey key: String) {
+        do throws(PreferencesError) {
+            try trySet(value, forKey: key)
+        } catch {
+            // Already logged and notified; the non-throwing API only refuses.
+        }
+    }
+
+    /// Stores a property-list value, or removes the key for nil, throwing instead of
+    /// silently refusing a set that would cross the hard size limit.
+    ///
+    /// - Throws: ``PreferencesError`` with code `tooLarge`; nothing was changed.
+    public func trySet(_ value: PropertyListValue?, forKey key: String) throws(PreferencesError) {
         // Prior notifications go out before the change, with no lock held.
         if observers.wantsPrior(key) {
             let preview = values.withLock { state -> ResolvedValues.Change? in
@@ -60,19 +75,73 @@ extension PreferenceStore {
             }
             if let preview { deliverPrior(preview) }
         }
+        let (soft, hard) = (configuration.softSizeLimit, configuration.sizeLimit)
         // The layer and the domain's pending changes are updated in one critical section,
         // so no delivery of the domain's state can fall between them and undo the set.
-        let (changed, mustNotify, delivery) = values.withLock { state -> (Bool, Bool, Bool?) in
-            guard let index = state.index(of: .app), state.layers[index].values[key] != value else { return (false, false, nil) }
+        let outcome = values.withLock { state -> SetOutcome in
+            guard let index = state.index(of: .app), state.layers[index].values[key] != value else { return .unchanged }
+            let before = state.appDomainSize
+            let after = state.appDomainSize(setting: value, forKey: key)
+            if after > hard && after > before { return .refused(size: after) }
             let effect = state.set(value, forKey: key, inLayer: index)
             let delivery = appDomain.record(value, forKey: key, from: self)
-            return (true, state.queueNotification(effect.map { [$0] } ?? [], origin: .thisProcess), delivery)
+            let mustNotify = state.queueNotification(effect.map { [$0] } ?? [], origin: .thisProcess)
+            return .applied(mustNotify: mustNotify, delivery: delivery, crossedSoftLimit: before <= soft && after > soft, size: after)
         }
-        guard changed else { return }
-        // Other stores on the file have the value when this returns.
-        if let delivery { appDomain.finishDeliveries(mustDeliver: delivery) }
-        if mustNotify { notifyQueued() }
-        appDomain.scheduleFlush()
+        switch outcome {
+        case .unchanged:
+            return
+        case .refused(let size):
+            let error = PreferencesError(
+                .tooLarge, path: appDomain.file.path,
+                "setting \"\(key)\" would make the domain about \(size) bytes, over its limit of \(hard); the value was not set")
+            reportSizeLimit(key: key, size: size, limit: hard, event: .sizeRefused, error: error)
+            throw error
+        case .applied(let mustNotify, let delivery, let crossedSoftLimit, let size):
+            // Other stores on the file have the value when this returns.
+            if let delivery { appDomain.finishDeliveries(mustDeliver: delivery) }
+            if mustNotify { notifyQueued() }
+            appDomain.scheduleFlush()
+            if crossedSoftLimit {
+                reportSizeLimit(key: key, size: size, limit: soft, event: .sizeWarning, error: nil)
+            }
+        }
+    }
+
+    /// What a set did, decided under the lock and acted on after it.
+    private enum SetOutcome {
+        case unchanged
+        case refused(size: Int)
+        case applied(mustNotify: Bool, delivery: Bool?, crossedSoftLimit: Bool, size: Int)
+    }
+
+    /// Logs a size-limit warning or refusal and posts ``sizeLimitExceededNotification``.
+    private func reportSizeLimit(key: String, size: Int, limit: Int, event: PreferencesLogEvent, error: PreferencesError?) {
+        defer {
+            NotificationCenter.default.post(
+                name: Self.sizeLimitExceededNotification, object: self,
+                userInfo: ["key": key, "size": size, "limit": limit, "refused": error != nil])
+        }
+        // A program setting in a loop must not flood the journal: 10 entries per kind per
+        // 10 seconds, then one summary of how many were dropped.
+        let (allowed, suppressed) = PreferencesLogger.admit(event)
+        PreferencesLogger.logSuppressed(suppressed, of: event, to: logger)
+        guard allowed else { return }
+        let metadata: Logger.Metadata = [
+            "MESSAGE_ID": .string(event.messageID),
+            "PREFERENCES_DOMAIN": .string(domain),
+            "PREFERENCES_KEYS": .array([.string(key)]),
+            "PREFERENCES_BYTES": .string(String(size)),
+            "PREFERENCES_LIMIT": .string(String(limit)),
+            "PREFERENCES_PATH": .string(appDomain.file.path),
+        ]
+        if let error {
+            logger.error("\(error)", metadata: metadata)
+        } else {
+            logger.warning(
+                "\(domain) is about \(size) bytes after setting \"\(key)\", over its soft limit of \(limit)",
+                metadata: metadata)
+        }
     }
 
     /// Writes every pending change of this store's domains to disk now, durably.

@@ -27,6 +27,9 @@ struct ResolvedValues: Sendable {
     @usableFromInline private(set) var slots: [PropertyListValue?] = []
     /// Incremented by every change, so work done outside the lock can tell it is stale.
     private(set) var generation: UInt64 = 0
+    /// About how large the app domain's file is (see `estimatedEncodedSize`), kept up to
+    /// date on every change so size limits cost nothing to check.
+    private(set) var appDomainSize = 0
     /// Changes computed under the lock and not yet handed to observers, oldest first.
     private var notifications: [(changes: [Change], origin: PreferenceChange.Origin)] = []
     /// True while some thread is handing `notifications` out.
@@ -75,6 +78,7 @@ struct ResolvedValues: Sendable {
     mutating func setLayers(_ layers: [Layer]) -> [Change] {
         let before = resolved
         self.layers = layers
+        measureAppDomain()
         resolveAll()
         var changes: [Change] = []
         for (key, old) in before where resolved[key]?.value != old.value {
@@ -91,10 +95,26 @@ struct ResolvedValues: Sendable {
     ///   (the same value, or a higher layer hides it).
     @discardableResult
     mutating func set(_ value: PropertyListValue?, forKey key: String, inLayer index: Int) -> Change? {
+        if layers[index].kind == .app {
+            appDomainSize += PropertyListValue.estimatedEntrySize(key: key, value: value)
+                - PropertyListValue.estimatedEntrySize(key: key, value: layers[index].values[key])
+        }
         layers[index].values[key] = value
         generation &+= 1
         let (old, new) = resolve(key)
         return old?.value == new?.value ? nil : Change(key: key, old: old?.value, new: new?.value)
+    }
+
+    /// The app domain's estimated size if `key` held `value` instead.
+    func appDomainSize(setting value: PropertyListValue?, forKey key: String) -> Int {
+        guard let index = index(of: .app) else { return appDomainSize }
+        return appDomainSize + PropertyListValue.estimatedEntrySize(key: key, value: value)
+            - PropertyListValue.estimatedEntrySize(key: key, value: layers[index].values[key])
+    }
+
+    private mutating func measureAppDomain() {
+        guard let index = index(of: .app) else { return }
+        appDomainSize = layers[index].values.reduce(0) { $0 + PropertyListValue.estimatedEntrySize(key: $1.key, value: $1.value) }
     }
 
     /// What `set(_:forKey:inLayer:)` would change, without changing anything.
@@ -117,6 +137,7 @@ struct ResolvedValues: Sendable {
     mutating func replaceValues(_ values: [String: PropertyListValue], inLayer index: Int) -> [Change] {
         let previous = layers[index].values
         layers[index].values = values
+        if layers[index].kind == .app { measureAppDomain() }
         generation &+= 1
         var changes: [Change] = []
         func reconsider(_ key: String) {

@@ -55,7 +55,9 @@ final class StoreFixture {
         let directory = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let bytes = try BinaryPropertyListEncoder().encode(.dictionary(values))
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        // Atomically, as a careful editor or installer would: a file rewritten in place while
+        // this process flushes can lose the edit (see the closing note of issue 4).
+        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
     }
 

@@ -1,0 +1,63 @@
+import Foundation
+@testable import Preferences
+import Synchronization
+import Testing
+import TestSupport
+
+@Suite("Size limits")
+struct SizeLimitTests {
+    func store(_ fixture: StoreFixture, soft: Int, hard: Int) throws -> PreferenceStore {
+        var configuration = fixture.configuration
+        configuration.softSizeLimit = soft
+        configuration.sizeLimit = hard
+        return try PreferenceStore(domain: "com.example.sized", configuration: configuration)
+    }
+
+    /// Counts `sizeLimitExceededNotification`s from `store`, and whether each was a refusal.
+    final class Notifications: Sendable {
+        final class Log: Sendable { let entries = Mutex([Bool]()) }
+        let log = Log()
+        // Safety: set once in init and only read in deinit.
+        nonisolated(unsafe) let token: NSObjectProtocol
+        var refusals: [Bool] { log.entries.withLock { $0 } }
+        init(_ store: PreferenceStore) {
+            let log = self.log
+            token = NotificationCenter.default.addObserver(
+                forName: PreferenceStore.sizeLimitExceededNotification, object: store, queue: nil
+            ) { note in log.entries.withLock { $0.append(note.userInfo?["refused"] as? Bool ?? false) } }
+        }
+        deinit { NotificationCenter.default.removeObserver(token) }
+    }
+
+    @Test("crossing the soft limit warns once and keeps the value")
+    func softLimit() throws {
+        let fixture = try StoreFixture()
+        let store = try store(fixture, soft: 1_000, hard: 100_000)
+        let notifications = Notifications(store)
+        store.set(Data(count: 600), forKey: "a")
+        #expect(notifications.refusals.isEmpty)
+        store.set(Data(count: 600), forKey: "b")
+        store.set(Data(count: 10), forKey: "c")
+        #expect(notifications.refusals == [false], "one warning, when the limit is crossed")
+        #expect(store.data(forKey: "b")?.count == 600)
+    }
+
+    @Test("a set over the hard limit is refused: not applied, not written, and trySet throws")
+    func hardLimit() throws {
+        let fixture = try StoreFixture()
+        let store = try store(fixture, soft: 1_000, hard: 5_000)
+        let notifications = Notifications(store)
+        store.set("small", forKey: "kept")
+        store.set(Data(count: 20_000), forKey: "huge")
+        #expect(store.value(forKey: "huge") == nil)
+        let error = #expect(throws: PreferencesError.self) { try store.trySet(.data(Data(count: 20_000)), forKey: "huge") }
+        #expect(error?.code == .tooLarge)
+        #expect(error?.description.contains("huge") == true)
+        #expect(notifications.refusals.filter { $0 }.count == 2)
+        try store.flush()
+        #expect(try fixture.onDisk(fixture.userFile("com.example.sized")) == ["kept": "small"])
+        // Shrinking is always allowed, even over the limit.
+        store.removeObject(forKey: "kept")
+        #expect(store.value(forKey: "kept") == nil)
+    }
+}
