@@ -96,6 +96,47 @@ struct DomainFileTests {
         #expect(try fixture.file.read(policy: FilePolicy())?.values == ["a": 2])
     }
 
+    @Test("a file rewritten in place within one clock tick, keeping size and times, is still read again")
+    func raciedRewriteIsNotTrusted() throws {
+        let fixture = try DomainFileFixture()
+        let policy = FilePolicy()
+        _ = try fixture.file.update(policy: policy, recovering: [:]) { $0["k"] = "aaaa" }
+        // Another program rewrites the file in place with a value of the same length. Its
+        // timestamps may or may not move within the clock's tick, so the test makes what
+        // this process knows carry the identity the file has now, as an unchanged
+        // timestamp would, with the fingerprint of the old bytes.
+        let oldBytes = try BinaryPropertyListEncoder().encode(["k": "aaaa"])
+        let newBytes = try BinaryPropertyListEncoder().encode(["k": "bbbb"])
+        #expect(oldBytes.count == newBytes.count)
+        try fixture.plant(newBytes)
+        let identity = try #require(fixture.file.identity())
+        let stale = DomainContents(
+            values: ["k": "aaaa"], identity: identity, digest: ContentDigest(of: oldBytes),
+            observedAt: identity.statusChangeTime)
+        #expect(!stale.isSettled, "a version observed within the clock's tick is not settled")
+        #expect(fixture.file.stillHolds(stale, policy: policy) == nil)
+        let seen = try fixture.file.update(policy: policy, recovering: [:], known: stale) { values in values["k"] }
+        #expect(seen.result == "bbbb", "the update decoded the file again instead of trusting the identity")
+        #expect(try fixture.file.read(policy: policy)?.values == ["k": "bbbb"])
+    }
+
+    @Test("a version confirmed a clock tick after its last change is trusted by identity alone")
+    func settledVersionIsTrusted() throws {
+        let fixture = try DomainFileFixture()
+        let policy = FilePolicy()
+        let written = try #require(try fixture.file.update(policy: policy, recovering: [:]) { $0["k"] = "aaaa" }.contents)
+        #expect(!written.isSettled, "a file this process has just written is not settled")
+        // Right after the write, confirmation compares the bytes; it says settled only once
+        // the clock has moved a full tick past the file's timestamps.
+        let confirmed = try #require(fixture.file.stillHolds(written, policy: policy))
+        #expect(confirmed.values == written.values)
+        let later = DomainContents(
+            values: written.values, identity: written.identity, digest: written.digest,
+            observedAt: written.identity.statusChangeTime + FileIdentity.timestampGranularity)
+        #expect(later.isSettled)
+        #expect(fixture.file.stillHolds(later, policy: policy) == later)
+    }
+
     @Test("an update that changes nothing writes nothing")
     func unchanged() throws {
         let fixture = try DomainFileFixture()

@@ -2,12 +2,29 @@
 ///
 /// The identity is taken from the open descriptor the bytes were read through, so it describes
 /// exactly those bytes even if the file is replaced a moment later; comparing it with a later
-/// ``DomainFile/identity()`` tells whether the file on disk is still this version.
+/// ``DomainFile/identity()`` tells whether the file on disk is still this version (see
+/// ``DomainFile/stillHolds(_:policy:)`` for when that comparison alone is not enough).
 struct DomainContents: Sendable, Equatable {
     /// The domain's keys and values (the file's top-level dictionary).
     let values: [String: PropertyListValue]
     /// The identity of the file these values were read from or written to.
     let identity: FileIdentity
+    /// The fingerprint of the bytes the values were read from or written as.
+    let digest: ContentDigest
+    /// Whether the identity alone tells any later change apart from this version: true once
+    /// the file's timestamps were older than the file-system clock's granularity when this
+    /// version was last confirmed (see ``FileIdentity/isSettled(at:)``).
+    var isSettled: Bool
+
     /// The file's size in bytes.
-    let byteCount: Int
+    var byteCount: Int { digest.byteCount }
+
+    /// Contents read or written at `observedAt` (nanoseconds since 1970, taken no later than
+    /// the bytes were read or written); settled if the file's timestamps were old enough then.
+    init(values: [String: PropertyListValue], identity: FileIdentity, digest: ContentDigest, observedAt: Int64) {
+        self.values = values
+        self.identity = identity
+        self.digest = digest
+        self.isSettled = identity.isSettled(at: observedAt)
+    }
 }

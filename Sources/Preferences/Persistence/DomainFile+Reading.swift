@@ -12,8 +12,29 @@ extension DomainFile {
     ///   `notRegularFile`, `wrongOwner`, `insecurePermissions`, `tooLarge`, `corrupt`,
     ///   `notADictionary`, or `io` with the errno of the call that failed.
     func read(policy: FilePolicy) throws(PreferencesError) -> DomainContents? {
+        let observedAt = SystemCalls.wallClockNanoseconds()
         guard let (bytes, identity) = try readCheckedBytes(policy: policy) else { return nil }
-        return try decode(bytes, identity: identity)
+        return try decode(bytes, identity: identity, observedAt: observedAt)
+    }
+
+    /// The file's current version if it is still `known`'s, with `known.isSettled` brought up
+    /// to date; nil if the file changed (or cannot be read now).
+    ///
+    /// A settled version is confirmed by its identity alone, one `lstat`. An unsettled one
+    /// (the file changed within a clock tick of when it was read or written, which is always
+    /// the case just after this process wrote it) is confirmed by reading the bytes again and
+    /// comparing their fingerprint, because an in-place rewrite of the same size within that
+    /// tick leaves the identity unchanged. Reading costs far less than decoding.
+    func stillHolds(_ known: DomainContents, policy: FilePolicy) -> DomainContents? {
+        guard identity() == known.identity else { return nil }
+        if known.isSettled { return known }
+        let observedAt = SystemCalls.wallClockNanoseconds()
+        guard let (bytes, identity) = try? readCheckedBytes(policy: policy),
+            identity == known.identity, ContentDigest(of: bytes) == known.digest
+        else { return nil }
+        var confirmed = known
+        confirmed.isSettled = identity.isSettled(at: observedAt)
+        return confirmed
     }
 
     /// Opens, checks and reads the whole file; nil if it does not exist.
@@ -61,7 +82,7 @@ extension DomainFile {
     }
 
     /// Decodes a domain file's bytes into its values.
-    func decode(_ bytes: [UInt8], identity: FileIdentity) throws(PreferencesError) -> DomainContents {
+    func decode(_ bytes: [UInt8], identity: FileIdentity, observedAt: Int64) throws(PreferencesError) -> DomainContents {
         let top: PropertyListValue
         do {
             top = try BinaryPropertyListDecoder().decode(bytes)
@@ -74,7 +95,7 @@ extension DomainFile {
                 .notADictionary, path: path,
                 "the domain file's top-level value is \(Self.withArticle(top.typeName)), not a dictionary")
         }
-        return DomainContents(values: values, identity: identity, byteCount: bytes.count)
+        return DomainContents(values: values, identity: identity, digest: ContentDigest(of: bytes), observedAt: observedAt)
     }
 
     /// Reads from the descriptor to its end, refusing to hold more than `limit` bytes.

@@ -7,7 +7,8 @@ extension DomainFile {
     /// The steps, all under the lock so that writers in any process serialise:
     /// 1. The directory is created if missing (mode 0700, if the policy allows).
     /// 2. Temporary files of this domain left by a killed writer are removed.
-    /// 3. The file is re-read. A missing file starts from no values. A corrupt file, or one
+    /// 3. The file is re-read (waiting briefly if it is damaged while another program is
+    ///    still rewriting it in place). A missing file starts from no values. A corrupt file, or one
     ///    whose top value is not a dictionary, starts from `fallback` (the caller's last good
     ///    values) and is kept aside as `<fileName>.corrupt-<UTC time>` once something is
     ///    written. An unsafe file (link, other owner, group- or world-writable, not regular,
@@ -22,8 +23,8 @@ extension DomainFile {
     /// - Parameters:
     ///   - policy: The trust rules, size limit and lock timeout.
     ///   - fallback: The values to start from when the file on disk is corrupt.
-    ///   - known: What the caller last read or wrote; if the file still has that identity
-    ///     (device, inode, size, modification and change times), it is not read again.
+    ///   - known: What the caller last read or wrote; if the file is still that version
+    ///     (see ``stillHolds(_:policy:)``), it is not decoded again.
     ///   - body: Changes the values; it runs while the lock is held, so it must not block or
     ///     call out to observers. If it throws, nothing is written.
     /// - Returns: `body`'s result, and what is on disk afterwards (nil if there is no file).
@@ -51,11 +52,11 @@ extension DomainFile {
         var values: [String: PropertyListValue]
         do {
             // The common case, a process writing again what it wrote last: the file is the
-            // one it knows, so reading and decoding it again would only cost time.
-            if let known, identity() == known.identity {
-                current = known
+            // one it knows, so decoding it again would only cost time.
+            if let known, let confirmed = stillHolds(known, policy: policy) {
+                current = confirmed
             } else {
-                current = try read(policy: policy)
+                current = try readWaitingForWriter(policy: policy)
             }
             values = current?.values ?? [:]
         } catch {
@@ -76,8 +77,36 @@ extension DomainFile {
             return (result, nil)
         }
         let bytes = try encode(values, limit: policy.sizeLimit)
+        let observedAt = SystemCalls.wallClockNanoseconds()
         let identity = try replace(with: bytes, keepingCorruptFileAside: isCorrupt)
-        return (result, DomainContents(values: values, identity: identity, byteCount: bytes.count))
+        return (result, DomainContents(values: values, identity: identity, digest: ContentDigest(of: bytes), observedAt: observedAt))
+    }
+
+    /// The most times a damaged read is retried while the file is still changing.
+    private static let maximumTornReadRetries = 5
+
+    /// Reads the file; if it is damaged but changed within the last clock tick, waits a tick
+    /// and reads again, a few times.
+    ///
+    /// Writers that ignore the lock and rewrite the file in place (an editor, `cat >`, a
+    /// script) leave it empty or half-written for a moment. Taking that moment's bytes for a
+    /// corrupt file would set the file aside and write over it, and the writer's finished
+    /// edit would land in the file set aside instead of in the domain. A file that is
+    /// damaged and has not changed for a full tick is taken to be really corrupt.
+    private func readWaitingForWriter(policy: FilePolicy) throws(PreferencesError) -> DomainContents? {
+        var attempt = 0
+        while true {
+            do {
+                return try read(policy: policy)
+            } catch {
+                guard error.code == .corrupt || error.code == .notADictionary,
+                    attempt < Self.maximumTornReadRetries,
+                    let changed = identity(), !changed.isSettled(at: SystemCalls.wallClockNanoseconds())
+                else { throw error }
+                attempt += 1
+                SystemCalls.sleep(for: .nanoseconds(FileIdentity.timestampGranularity))
+            }
+        }
     }
 
     /// Creates the directory and any missing parents, mode 0700, unless it exists.

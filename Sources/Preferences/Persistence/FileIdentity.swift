@@ -37,4 +37,19 @@ struct FileIdentity: Sendable, Hashable {
             modificationTime: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
             statusChangeTime: Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec))
     }
+
+    /// How far apart two file timestamps can be and still come from the same tick of the
+    /// file system's clock: twice the coarse clock's resolution, and at least 10 ms.
+    static let timestampGranularity: Int64 = max(2 * SystemCalls.coarseClockResolution(), 10_000_000)
+
+    /// Whether a later change to the file must change this identity, judged at `now`
+    /// (nanoseconds since 1970, the wall clock).
+    ///
+    /// A change stamps the file with the file system's clock, which ticks every few
+    /// milliseconds. Once `now` is a full tick past both timestamps, any later change gets a
+    /// newer timestamp; before that, an in-place rewrite of the same size can leave the
+    /// identity as it was, and only the contents tell (git calls such entries "racily clean").
+    func isSettled(at now: Int64) -> Bool {
+        now - max(modificationTime, statusChangeTime) >= Self.timestampGranularity
+    }
 }

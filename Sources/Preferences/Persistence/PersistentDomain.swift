@@ -23,7 +23,12 @@ final class PersistentDomain: Sendable {
         var isLoaded = false
         /// The file's values as last read or written.
         var disk: [String: PropertyListValue] = [:]
-        var identity: FileIdentity?
+        /// The version of the file `disk` came from, while the file still is that version
+        /// as far as this process knows; nil if there is no file or it could not be read.
+        var known: DomainContents?
+        /// The identity of a file that could not be used for its contents or ownership, so
+        /// it is not read again until it changes.
+        var knownFailure: FileIdentity?
         /// Why the file could not be read or written last time, if it could not.
         var problem: PreferencesError?
         /// Replace the whole file with this before applying `pending` (setPersistentDomain).
@@ -46,7 +51,8 @@ final class PersistentDomain: Sendable {
         var deliveredCount: UInt64 = 0
         /// Callers waiting for the delivering thread to reach their delivery.
         var deliveryWaiters: [(ticket: UInt64, semaphore: DispatchSemaphore)] = []
-        /// The watcher saw a change while a flush held the lock; checked after the flush.
+        /// The watcher saw a change; honoured by whoever holds the flush lock next, or
+        /// after releasing it (see `refreshIfRequested()`).
         var needsRefresh = false
     }
 
@@ -142,21 +148,45 @@ final class PersistentDomain: Sendable {
     }
 
     /// Called by the watcher: re-reads the file if it is not the one this process last read
-    /// or wrote (its own writes are recognised by identity and not parsed again).
+    /// or wrote (its own writes are recognised and not parsed again).
+    ///
+    /// Serialised with flushes and reloads by the flush lock, so a read racing a write never
+    /// installs stale values. The watcher thread never waits for that lock (a flush may be
+    /// waiting for another process's): it leaves a request that whoever holds the lock
+    /// honours after releasing it (see ``refreshIfRequested()``).
     func refreshFromDisk() {
-        // Serialised with flushes, so a read racing a write never installs stale values.
-        // While a flush holds the lock (perhaps waiting for another process's), the watcher
-        // thread does not wait: the flush checks again when it is done.
-        let isCurrent = flushing.withLockIfAvailable { _ in
-            let known = state.withLock { ($0.isLoaded, $0.identity) }
-            return known.0 && file.identity() == known.1
+        state.withLock { $0.needsRefresh = true }
+        refreshIfRequested()
+    }
+
+    /// Honours refresh requests until none is left or another thread holds the flush lock.
+    ///
+    /// The request is set before the lock is tried, and every holder calls this after
+    /// releasing it, so a request that found the lock taken is always seen by its holder.
+    private func refreshIfRequested() {
+        while state.withLock({ $0.needsRefresh }) {
+            let outcome = flushing.withLockIfAvailable { _ -> (shouldDeliver: Bool, failure: PreferencesError?)? in
+                state.withLock { $0.needsRefresh = false }
+                return isCurrent() ? nil : reloadWhileLocked()
+            }
+            // Taken: its holder refreshes after releasing it.
+            guard let outcome else { return }
+            if let outcome { finishReload(outcome) }
         }
-        guard let isCurrent else {
-            state.withLock { $0.needsRefresh = true }
-            return
+    }
+
+    /// Whether the file on disk is still the version this process last read or wrote; the
+    /// caller holds the flush lock.
+    private func isCurrent() -> Bool {
+        let (isLoaded, known, knownFailure) = state.withLock { ($0.isLoaded, $0.known, $0.knownFailure) }
+        guard isLoaded else { return false }
+        if let known {
+            guard let confirmed = file.stillHolds(known, policy: policy) else { return false }
+            // Only holders of the flush lock change `known`, and the caller is one.
+            state.withLock { $0.known = confirmed }
+            return true
         }
-        guard !isCurrent else { return }
-        reload()
+        return file.identity() == knownFailure
     }
 
     /// Re-reads the file and hands its values (with pending changes on top) to every store;
@@ -164,42 +194,59 @@ final class PersistentDomain: Sendable {
     func reload() {
         // Under the flush lock, so a write cannot land between this read and installing
         // what it read.
-        let (shouldDeliver, failure) = flushing.withLock { _ in
-            let identityBefore = file.identity()
-            let outcome: Result<DomainContents?, PreferencesError>
-            do throws(PreferencesError) {
-                outcome = .success(try file.read(policy: policy))
-            } catch {
-                outcome = .failure(error)
-            }
-            // Remember a failed file only if it did not change while it was read: a file
-            // being written in place reads as damaged until the writer is done, and its
-            // finished version must not be mistaken for the damaged one.
-            var failedIdentity: FileIdentity? = nil
-            if case .failure = outcome, file.identity() == identityBefore { failedIdentity = identityBefore }
-            return state.withLock { state -> (Bool, PreferencesError?) in
-                state.isLoaded = true
-                switch outcome {
-                case .success(let contents):
-                    state.disk = contents?.values ?? [:]
-                    state.identity = contents?.identity
-                    state.problem = nil
-                    return (Self.enqueue(.reload(origin: .anotherProcess), in: &state), nil)
-                case .failure(let error):
-                    // Keep the last good values: a damaged file must not wipe settings. A
-                    // file refused for its contents or its ownership is remembered by
-                    // identity, so it is not parsed again until it changes; after an I/O
-                    // error the next event tries again.
-                    if error.code != .io, let failedIdentity { state.identity = failedIdentity }
-                    state.problem = error
-                    return (false, error)
-                }
+        let outcome = flushing.withLock { _ in reloadWhileLocked() }
+        finishReload(outcome)
+        refreshIfRequested()
+    }
+
+    /// Reads the file and installs what it read; the caller holds the flush lock and then
+    /// calls ``finishReload(_:)``.
+    private func reloadWhileLocked() -> (shouldDeliver: Bool, failure: PreferencesError?) {
+        let identityBefore = file.identity()
+        let outcome: Result<DomainContents?, PreferencesError>
+        do throws(PreferencesError) {
+            outcome = .success(try file.read(policy: policy))
+        } catch {
+            outcome = .failure(error)
+        }
+        // Remember a failed file only if it did not change while it was read and had not
+        // changed within a clock tick before: a file being written in place reads as
+        // damaged until the writer is done, and its finished version (which may have the
+        // same identity) must not be mistaken for the damaged one.
+        var failedIdentity: FileIdentity? = nil
+        if case .failure = outcome, let identityBefore, file.identity() == identityBefore,
+            identityBefore.isSettled(at: SystemCalls.wallClockNanoseconds())
+        {
+            failedIdentity = identityBefore
+        }
+        return state.withLock { state -> (Bool, PreferencesError?) in
+            state.isLoaded = true
+            switch outcome {
+            case .success(let contents):
+                state.disk = contents?.values ?? [:]
+                state.known = contents
+                state.knownFailure = nil
+                state.problem = nil
+                return (Self.enqueue(.reload(origin: .anotherProcess), in: &state), nil)
+            case .failure(let error):
+                // Keep the last good values: a damaged file must not wipe settings. A file
+                // refused for its contents or its ownership is remembered by identity, so it
+                // is not parsed again until it changes; after an I/O error the next event
+                // tries again.
+                state.known = nil
+                state.knownFailure = error.code == .io ? nil : failedIdentity
+                state.problem = error
+                return (false, error)
             }
         }
-        if let failure {
+    }
+
+    /// Reports a reload's failure and delivers its result, outside the flush lock.
+    private func finishReload(_ outcome: (shouldDeliver: Bool, failure: PreferencesError?)) {
+        if let failure = outcome.failure {
             PreferencesLogger.report(failure, event: .unreadable, to: logger)
         }
-        finishDeliveries(mustDeliver: shouldDeliver)
+        finishDeliveries(mustDeliver: outcome.shouldDeliver)
     }
 
     /// Queues a delivery; true if the caller must deliver the queue (nobody else is).
@@ -367,7 +414,8 @@ final class PersistentDomain: Sendable {
     /// Takes the file's lock, re-reads it, applies only the pending changes, writes a new
     /// file and renames it into place. On failure the changes stay pending.
     func flush() throws(PreferencesError) {
-        try modify { _ in }
+        guard hasPendingChanges else { return }
+        _ = try write(onlyIfPending: true) { _ in }
     }
 
     /// Flushes, and runs `body` on the file's values under the same lock: the atomic
@@ -377,15 +425,32 @@ final class PersistentDomain: Sendable {
         changing changedKey: String? = nil,
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
     ) throws(PreferencesError) -> Result {
+        // Never nil: the write is unconditional.
+        try write(changing: changedKey, onlyIfPending: false, body)!
+    }
+
+    /// The locked read-modify-write behind ``flush()`` and ``modify(changing:_:)``.
+    ///
+    /// - Parameter onlyIfPending: Do nothing, and return nil, if no change is pending once
+    ///   the lock is held (another flush wrote them meanwhile). A flush with nothing to
+    ///   write must not touch the file, least of all replace one that reads as damaged,
+    ///   which may be another program's in-place rewrite caught halfway.
+    private func write<Result: Sendable>(
+        changing changedKey: String? = nil,
+        onlyIfPending: Bool,
+        _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
+    ) throws(PreferencesError) -> Result? {
         guard isWritable else {
             throw PreferencesError(.readOnly, path: file.path, "this layer is read-only")
         }
-        let (result, shouldDeliver) = try flushing.withLock { _ throws(PreferencesError) -> (Result, Bool) in
+        // A refresh requested while this holds the lock is honoured afterwards, on every path.
+        defer { refreshIfRequested() }
+        let written = try flushing.withLock { _ throws(PreferencesError) -> (Result, Bool)? in
             let (batch, replacement, fallback, known) = state.withLock { state in
-                (state.pending, state.replacement, state.disk,
-                 state.identity.flatMap { state.problem == nil ? DomainContents(values: state.disk, identity: $0, byteCount: 0) : nil })
+                (state.pending, state.replacement, state.disk, state.problem == nil ? state.known : nil)
             }
             let hasChanges = !batch.isEmpty || replacement != nil
+            if onlyIfPending && !hasChanges { return nil }
             let outcome: (result: Result, contents: DomainContents?)
             do throws(PreferencesError) {
                 outcome = try file.update(policy: policy, recovering: fallback, known: known) { values throws(PreferencesError) -> Result in
@@ -398,7 +463,7 @@ final class PersistentDomain: Sendable {
                 if hasChanges { PreferencesLogger.report(error, event: .writeFailed, to: logger) }
                 throw error
             }
-            let identityBefore = state.withLock { $0.identity }
+            let identityBefore = state.withLock { $0.known?.identity ?? $0.knownFailure }
             if outcome.contents?.identity != identityBefore {
                 var keys = Set(batch.keys).union(replacement?.keys ?? [:].keys)
                 if let changedKey { keys.insert(changedKey) }
@@ -408,7 +473,8 @@ final class PersistentDomain: Sendable {
                 state.isLoaded = true
                 state.problem = nil
                 state.disk = outcome.contents?.values ?? [:]
-                state.identity = outcome.contents?.identity
+                state.known = outcome.contents
+                state.knownFailure = nil
                 if let written = replacement, state.replacement == written { state.replacement = nil }
                 // Drop only the changes that were written; a set made during the write
                 // changed the value and stays pending for the next flush.
@@ -422,13 +488,17 @@ final class PersistentDomain: Sendable {
             return (outcome.result, shouldDeliver)
         }
         // A first write may have created the directory: have it watched at once, so even
-        // its removal a moment later is seen.
+        // its removal a moment later is seen. Also when this flush found nothing left to
+        // write: the flush that wrote it may not have got this far yet.
         DirectoryWatcher.shared.directoryMayHaveAppeared(file.directory)
+        guard let (result, shouldDeliver) = written else {
+            // Whoever wrote the changes meanwhile may still be handing the result to the
+            // stores; a flush returns only once they have it.
+            finishDeliveries(mustDeliver: false)
+            return nil
+        }
         // Outside the flush lock: a store's observers may set or flush again.
         finishDeliveries(mustDeliver: shouldDeliver)
-        if state.withLock({ state in defer { state.needsRefresh = false }; return state.needsRefresh }) {
-            refreshFromDisk()
-        }
         return result
     }
 

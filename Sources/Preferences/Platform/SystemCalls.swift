@@ -124,6 +124,22 @@ enum SystemCalls {
         }
     }
 
+    /// The current wall-clock time in nanoseconds since 1970 (`clock_gettime(CLOCK_REALTIME)`),
+    /// the clock file timestamps come from.
+    static func wallClockNanoseconds() -> Int64 {
+        var now = timespec()
+        _ = Glibc.clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+
+    /// The resolution of the coarse wall clock (`clock_getres(CLOCK_REALTIME_COARSE)`), in
+    /// nanoseconds: how far apart two file timestamps taken from it can be and still be equal.
+    static func coarseClockResolution() -> Int64 {
+        var resolution = timespec()
+        guard Glibc.clock_getres(CLOCK_REALTIME_COARSE, &resolution) == 0 else { return 10_000_000 }
+        return Int64(resolution.tv_sec) * 1_000_000_000 + Int64(resolution.tv_nsec)
+    }
+
     /// The current wall-clock time in UTC, as calendar fields (`time`, `gmtime_r`).
     static func utcNow() -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
         var now = Glibc.time(nil)

@@ -55,9 +55,10 @@ final class StoreFixture {
         let directory = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let bytes = try BinaryPropertyListEncoder().encode(.dictionary(values))
-        // Atomically, as a careful editor or installer would: a file rewritten in place while
-        // this process flushes can lose the edit (see the closing note of issue 4).
-        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        // In place (truncate and write), as `cat >`, many editors and scripts do: the store
+        // must neither take the moment between truncation and write for a corrupt file nor
+        // trust an unchanged identity within one tick of the file-system clock.
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
     }
 
