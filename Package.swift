@@ -14,11 +14,13 @@ let package = Package(
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Preferences", targets: ["Preferences"]),
         .library(name: "JournaldLogging", targets: ["JournaldLogging"]),
+        .library(name: "PreferencesService", targets: ["PreferencesService"]),
         .executable(name: "preferences-demo", targets: ["PreferencesDemo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(name: "PropertyList", swiftSettings: strictSettings),
@@ -43,6 +45,16 @@ let package = Package(
             dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "PreferencesService",
+            dependencies: [
+                "Preferences",
+                "CSystemd",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(name: "PreferencesDemo", dependencies: ["Preferences"], swiftSettings: strictSettings),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
         .executableTarget(
@@ -60,6 +72,15 @@ let package = Package(
         .testTarget(
             name: "PreferencesTests",
             dependencies: ["Preferences", "TestSupport", "PreferencesWorker"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PreferencesServiceTests",
+            dependencies: [
+                "PreferencesService", "Preferences", "PropertyList", "TestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
