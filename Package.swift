@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "JournaldLogging", targets: ["JournaldLogging"]),
         .library(name: "PreferencesService", targets: ["PreferencesService"]),
         .executable(name: "preferences-demo", targets: ["PreferencesDemo"]),
+        .executable(name: "preferences-greeter", targets: ["ExampleService"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -51,6 +52,18 @@ let package = Package(
                 "Preferences",
                 "CSystemd",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "ExampleService",
+            dependencies: [
+                "Preferences",
+                "PreferencesService",
+                "JournaldLogging",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
