@@ -17,11 +17,13 @@ let package = Package(
         .library(name: "PreferencesService", targets: ["PreferencesService"]),
         .executable(name: "preferences-demo", targets: ["PreferencesDemo"]),
         .executable(name: "preferences-greeter", targets: ["ExampleService"]),
+        .executable(name: "defaults", targets: ["DefaultsTool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .target(name: "PropertyList", swiftSettings: strictSettings),
@@ -44,6 +46,16 @@ let package = Package(
         .target(
             name: "JournaldLogging",
             dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "DefaultsCommand",
+            dependencies: ["Preferences", "PropertyList", "JournaldLogging", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "DefaultsTool",
+            dependencies: ["DefaultsCommand", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -85,6 +97,11 @@ let package = Package(
         .testTarget(
             name: "PreferencesTests",
             dependencies: ["Preferences", "TestSupport", "PreferencesWorker"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "DefaultsToolTests",
+            dependencies: ["DefaultsCommand", "DefaultsTool", "Preferences", "PropertyList", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
