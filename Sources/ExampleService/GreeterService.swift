@@ -15,6 +15,10 @@ import UnixSignals
 /// - Graceful shutdown (SIGTERM) records which run stopped and when, and returns; the
 ///   ``PreferencesFlushService`` that runs beside it then writes that to disk.
 struct GreeterService: Service {
+    /// The journal `MESSAGE_ID` of "Started", "Settings changed" and "Reloaded" entries,
+    /// explained in `systemd/swift-preferences.catalog`.
+    static let configurationAppliedMessageID = "76d36e602b80436eb2a4ff7d903d3394"
+
     let store: PreferenceStore
     let notifier: SystemdNotifier
     let logger: Logger
@@ -33,7 +37,7 @@ struct GreeterService: Service {
 
         reportFileProblems()
         var settings = GreeterSettings(store: store, logger: logger)
-        logger.notice("Started: \(settings.statusText)", metadata: settings.metadata)
+        logger.notice("Started: \(settings.statusText)", metadata: appliedFields(settings, reload: "started"))
         notifier.status(settings.statusText)
         notifier.ready()
 
@@ -62,7 +66,7 @@ struct GreeterService: Service {
                     settings = applied
                     logger.notice(
                         "\(isRequested ? "Reloaded" : "Settings changed"): \(settings.statusText)",
-                        metadata: settings.metadata.merging(["GREETER_RELOAD": .string(isRequested ? "requested" : "changed")]) { $1 })
+                        metadata: appliedFields(settings, reload: isRequested ? "requested" : "changed"))
                     notifier.status(settings.statusText)
                     notifier.ready()
                 case .stop:
@@ -83,6 +87,16 @@ struct GreeterService: Service {
         store.set(ProcessInfo.processInfo.environment["INVOCATION_ID"] ?? "", forKey: "lastStoppedInvocation")
         store.set(Date(), forKey: "lastStoppedAt")
         logger.notice("Stopping", metadata: settings.metadata)
+    }
+
+    /// The journal fields of an entry saying `settings` are now in use; `reload` says why
+    /// (`started`, `changed` by another process, or `requested` by SIGHUP).
+    private func appliedFields(_ settings: GreeterSettings, reload: String) -> Logger.Metadata {
+        settings.metadata.merging([
+            "MESSAGE_ID": .string(Self.configurationAppliedMessageID),
+            "GREETER_RELOAD": .string(reload),
+            "PREFERENCES_DOMAIN": .string(store.domain),
+        ]) { $1 }
     }
 
     /// Logs each unusable layer file (a corrupt domain file, say) with its path: the service
