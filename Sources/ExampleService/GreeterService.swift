@@ -51,14 +51,16 @@ struct GreeterService: Service {
                     notifier.watchdog()
                 case .settingsChanged, .reloadRequested:
                     let isRequested = if case .reloadRequested = event { true } else { false }
-                    let current = GreeterSettings(store: store, logger: logger)
-                    // A reload delivers the changes it finds as well; those repeat nothing.
-                    guard isRequested || current != settings else { continue }
-                    notifier.reloading()
                     if isRequested {
+                        notifier.reloading()
                         store.synchronize()
                     }
-                    let applied = isRequested ? GreeterSettings(store: store, logger: logger) : current
+                    let applied = GreeterSettings(store: store, logger: logger)
+                    // A reload delivers the changes it finds as well; those change nothing more.
+                    guard isRequested || applied != settings else { continue }
+                    if !isRequested {
+                        notifier.reloading()
+                    }
                     if applied.interval != settings.interval {
                         ticker.cancel()
                         ticker = Self.repeating(.tick, every: applied.duration, into: continuation)
