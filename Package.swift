@@ -14,11 +14,16 @@ let package = Package(
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Preferences", targets: ["Preferences"]),
         .library(name: "JournaldLogging", targets: ["JournaldLogging"]),
+        .library(name: "PreferencesService", targets: ["PreferencesService"]),
         .executable(name: "preferences-demo", targets: ["PreferencesDemo"]),
+        .executable(name: "preferences-greeter", targets: ["ExampleService"]),
+        .executable(name: "defaults", targets: ["DefaultsTool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .target(name: "PropertyList", swiftSettings: strictSettings),
@@ -43,6 +48,38 @@ let package = Package(
             dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "DefaultsCommand",
+            dependencies: ["Preferences", "PropertyList", "JournaldLogging", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "DefaultsTool",
+            dependencies: ["DefaultsCommand", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "PreferencesService",
+            dependencies: [
+                "Preferences",
+                "CSystemd",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "ExampleService",
+            dependencies: [
+                "Preferences",
+                "PreferencesService",
+                "JournaldLogging",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(name: "PreferencesDemo", dependencies: ["Preferences"], swiftSettings: strictSettings),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
         .executableTarget(
@@ -60,6 +97,20 @@ let package = Package(
         .testTarget(
             name: "PreferencesTests",
             dependencies: ["Preferences", "TestSupport", "PreferencesWorker"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "DefaultsToolTests",
+            dependencies: ["DefaultsCommand", "DefaultsTool", "Preferences", "PropertyList", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PreferencesServiceTests",
+            dependencies: [
+                "PreferencesService", "Preferences", "PropertyList", "TestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

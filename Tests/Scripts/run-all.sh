@@ -11,6 +11,10 @@ swift test --skip-build --skip JournaldLoggingTests
 # The journald tests talk to a real systemd-journald, started in a private mount namespace
 # for this run only and stopped by its PID.
 bash Tests/Scripts/with-journald.sh swift test --skip-build --filter JournaldLoggingTests
+# The example service (preferences-greeter) under a real systemd user manager and journald,
+# both started in a private mount namespace with a temporary HOME and stopped by their PIDs:
+# install, verify, start, live changes with the defaults tool, reload, stop, corrupt file.
+bash Tests/Scripts/with-systemd-user.sh bash Tests/Scripts/service-test.sh "$(swift build --show-bin-path)"
 
 # The benchmarks in smoke mode (a couple of iterations each), so they never rot; the full
 # run is `bash Benchmarks/run.sh`.

@@ -1,0 +1,105 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import JournaldLogging
+import Logging
+public import Preferences
+public import PropertyList
+
+/// What every `defaults` verb shares: the store it works through, how domain words become
+/// locations, and how library errors become one-line messages.
+///
+/// Files are found exactly as the library finds them (`PREFERENCES_HOME`,
+/// `XDG_CONFIG_HOME`, `HOME`, `PREFERENCES_SYSTEM_DIR`), so pointing those at a directory
+/// points the tool there too.
+public struct DefaultsContext: Sendable {
+    /// How domains may be written on the command line, for usage hints.
+    public static let domainUsage = "Hint: a domain is a name such as com.example.app, -g (or NSGlobalDomain) for the global domain, or a path to a .plist file"
+
+    /// True for `-currentHost`: named domains mean their by-host files.
+    public let currentHost: Bool
+    /// The process's environment, which locates the files.
+    public let environment: [String: String]
+
+    /// Creates the context for one run of the tool.
+    public init(currentHost: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.currentHost = currentHost
+        self.environment = environment
+    }
+
+    /// The tool's writes go to journald when it is reachable (each write is one entry);
+    /// otherwise nowhere, because every failure is reported as the tool's own message and a
+    /// second, log-formatted copy on standard error would only confuse.
+    private static let logger: Logger = {
+        if JournaldLogHandler.isJournalReachable() {
+            return Logger(label: "defaults") { JournaldLogHandler(label: $0, metadataProvider: nil) }
+        }
+        return Logger(label: "defaults") { _ in SwiftLogNoOpLogHandler() }
+    }()
+
+    /// A store for `domain` (a name, or the global domain), with no launch arguments and
+    /// `suites` added: what a program of that domain would see.
+    public func store(for domain: String, suites: [String] = []) throws(DefaultsFailure) -> PreferenceStore {
+        let configuration = PreferenceStore.Configuration(environment: environment, arguments: [], logger: Self.logger)
+        let store: PreferenceStore
+        do throws(PreferencesError) {
+            store = try PreferenceStore(domain: domain, configuration: configuration)
+        } catch {
+            throw Self.failure(error, domain: domain)
+        }
+        for suite in suites {
+            guard (try? DomainName(suite)) != nil else {
+                throw DefaultsFailure("invalid suite name \(PropertyListText.quoted(suite))", usage: Self.domainUsage)
+            }
+            store.addSuite(named: suite)
+        }
+        return store
+    }
+
+    /// The store the persistent-domain verbs work through; its own domain is never written.
+    public func anyStore() throws(DefaultsFailure) -> PreferenceStore {
+        try store(for: PreferenceStore.globalDomain)
+    }
+
+    /// The location a domain word names: `-g`, `-globalDomain` and `NSGlobalDomain` the
+    /// global domain, a word with a `/` (or starting with `~`) a file, anything else a
+    /// domain name, which must be valid.
+    public func location(_ word: String) throws(DefaultsFailure) -> PersistentDomainLocation {
+        do throws(PreferencesError) {
+            switch word {
+            case "-g", "-globalDomain", PreferenceStore.globalDomain:
+                return .global(currentHost: currentHost)
+            case let path where path.contains("/") || path.hasPrefix("~"):
+                var expanded = path
+                if path == "~" || path.hasPrefix("~/") {
+                    let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
+                    expanded = home + path.dropFirst()
+                }
+                return try .file(atPath: expanded)
+            default:
+                return try .named(word, currentHost: currentHost)
+            }
+        } catch {
+            throw DefaultsFailure("invalid domain \(PropertyListText.quoted(word)): \(error.reason)", usage: Self.domainUsage)
+        }
+    }
+
+    /// A domain's values, nil if it has none; an unusable file is a failure naming it.
+    public func values(at location: PersistentDomainLocation, in store: PreferenceStore) throws(DefaultsFailure) -> [String: PropertyListValue]? {
+        do throws(PreferencesError) {
+            return try store.persistentDomainValues(at: location)
+        } catch {
+            throw Self.failure(error, domain: location.description)
+        }
+    }
+
+    /// A library error as the tool's message: the domain, what happened, and the file.
+    public static func failure(_ error: PreferencesError, domain: String) -> DefaultsFailure {
+        if error.code == .invalidDomainName {
+            return DefaultsFailure("invalid domain \(PropertyListText.quoted(domain)): \(error.reason)", usage: domainUsage)
+        }
+        return DefaultsFailure("\(domain): \(error.description)")
+    }
+}

@@ -1,0 +1,76 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+public import PropertyList
+
+/// Property-list text as people type it on a command line or in a file: old-style
+/// (`{ a = 1; b = (x, y); }`), XML documents and fragments (`<integer>5</integer>`), and,
+/// for files, binary.
+public enum PropertyListText {
+    /// The value of an untyped command-line argument.
+    ///
+    /// Text that starts like a property list (`{`, `(`, `<`, a quote) must be one, or this
+    /// throws; any other text is the string it is, as on Apple's systems (`hello world`).
+    public static func value(of text: String) throws(DefaultsFailure) -> PropertyListValue {
+        let trimmed = text.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        guard let first = trimmed.first else { return .string(text) }
+        switch first {
+        case "<":
+            let second = trimmed.dropFirst().first
+            if let second, second.isLetter || second == "?" || second == "!" {
+                return try decodeXML(Array(text.utf8), what: "XML property list")
+            }
+            return try decodeOpenStep(text)
+        case "{", "(", "\"", "'":
+            return try decodeOpenStep(text)
+        default:
+            return .string(text)
+        }
+    }
+
+    /// A whole file or standard input: binary, XML or old-style text, by its first bytes.
+    public static func document(_ bytes: [UInt8], source: String) throws(DefaultsFailure) -> PropertyListValue {
+        if bytes.starts(with: Array("bplist".utf8)) {
+            do throws(PropertyListError) {
+                return try BinaryPropertyListDecoder().decode(bytes)
+            } catch {
+                throw DefaultsFailure("\(source) is not a valid binary property list: \(error)")
+            }
+        }
+        let text = bytes.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
+        if text.first == UInt8(ascii: "<"), text.dropFirst().first.map({ $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "!") || Character(Unicode.Scalar($0)).isLetter }) == true {
+            return try decodeXML(bytes, what: "\(source): XML property list")
+        }
+        guard let string = String(validating: bytes, as: UTF8.self) else {
+            throw DefaultsFailure("\(source) is not a property list: it is neither binary, XML nor UTF-8 text")
+        }
+        do throws(PropertyListError) {
+            return try OpenStepPropertyListDecoder().decode(string)
+        } catch {
+            throw DefaultsFailure("\(source) is not a valid property list: \(error)")
+        }
+    }
+
+    private static func decodeXML(_ bytes: [UInt8], what: String) throws(DefaultsFailure) -> PropertyListValue {
+        do throws(PropertyListError) {
+            return try XMLPropertyListDecoder().decode(bytes)
+        } catch {
+            throw DefaultsFailure("malformed \(what): \(error)")
+        }
+    }
+
+    private static func decodeOpenStep(_ text: String) throws(DefaultsFailure) -> PropertyListValue {
+        do throws(PropertyListError) {
+            return try OpenStepPropertyListDecoder().decode(text)
+        } catch {
+            throw DefaultsFailure("malformed property list \(quoted(text)): \(error)")
+        }
+    }
+
+    /// Text in single quotes, shortened when long, for messages.
+    static func quoted(_ text: String) -> String {
+        text.count > 60 ? "'\(text.prefix(57))...'" : "'\(text)'"
+    }
+}

@@ -1,0 +1,47 @@
+/// Turns Apple's single-dash syntax into what the command parser reads.
+///
+/// ArgumentParser reads `-g` as a short option and `-currentHost` as a cluster of short
+/// flags, so before parsing: a leading `-currentHost` becomes `--current-host` after the
+/// verb, and `-g`/`-globalDomain` in the domain's place become `NSGlobalDomain`. `write`
+/// reads its own words (its type flags are single-dash too). Any other leading word with a
+/// dash is refused here, clearly, instead of being misread as something else.
+enum ArgumentRewriting {
+    /// Verbs whose first operand is a domain.
+    static let domainVerbs: Set<String> = [
+        "read", "read-type", "write", "rename", "delete", "import", "export", "watch", "explain", "edit",
+    ]
+
+    /// The rewritten arguments (without the program name).
+    static func rewrite(_ arguments: [String]) throws(RewriteFailure) -> [String] {
+        var arguments = arguments
+        var currentHost = false
+        while let first = arguments.first, first.hasPrefix("-") {
+            switch first {
+            case "-currentHost", "--current-host":
+                currentHost = true
+                arguments.removeFirst()
+            case "-h", "--help", "-help", "--version", "--generate-completion-script", "--experimental-dump-help":
+                return [first == "-help" ? "--help" : first] + arguments.dropFirst()
+            case "-host":
+                throw RewriteFailure(message: "-host is not supported: preferences of other machines are not reachable on Linux; use -currentHost for this machine")
+            default:
+                throw RewriteFailure(message: "unknown option '\(first)' before the verb; the only one is -currentHost")
+            }
+        }
+        guard let verb = arguments.first else { return currentHost ? ["--current-host"] : [] }
+        var rest = Array(arguments.dropFirst())
+        if domainVerbs.contains(verb), let domain = rest.first, domain == "-g" || domain == "-globalDomain" {
+            rest[0] = "NSGlobalDomain"
+        }
+        if currentHost {
+            // After the domain for write, whose own parser takes every word as it is.
+            rest.insert("--current-host", at: 0)
+        }
+        return [verb] + rest
+    }
+
+    /// A command line that cannot be read.
+    struct RewriteFailure: Error {
+        let message: String
+    }
+}

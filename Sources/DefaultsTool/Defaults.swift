@@ -1,0 +1,34 @@
+import ArgumentParser
+
+/// `defaults`: Apple's tool for reading and writing preferences, on Linux, and more.
+struct Defaults: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "defaults",
+        abstract: "Read, write, watch and explain preferences domains.",
+        discussion: """
+            Apple's syntax works as on macOS: `defaults [-currentHost] VERB DOMAIN ...`. A domain is \
+            a name (com.example.app), -g, -globalDomain or NSGlobalDomain for the global domain, or \
+            a path to a .plist file. -currentHost, given before the verb, means the domain's \
+            by-host file for this machine.
+
+            write takes an untyped value (old-style property-list text such as \
+            '{ a = 1; b = (x, y); }', an XML fragment such as '<integer>5</integer>', or a string) \
+            or a type flag and its value: -string, -data (hex), -int/-integer, -float, \
+            -bool/-boolean (true/false/yes/no), -date, -array, -array-add, -dict, -dict-add.
+
+            Files are found as the Preferences library finds them: $PREFERENCES_HOME, else \
+            $XDG_CONFIG_HOME/preferences, else ~/.config/preferences.
+            """,
+        subcommands: [
+            Read.self, ReadType.self, Write.self, Rename.self, Delete.self, Domains.self, Find.self,
+            Import.self, Export.self, Watch.self, Explain.self, Edit.self,
+        ]
+    )
+}
+
+/// `-currentHost`, which Apple's syntax puts before the verb; `main` moves it after the
+/// verb as `--current-host`, where each verb's parser finds it.
+struct HostOptions: ParsableArguments {
+    @Flag(name: .customLong("current-host"), help: "Use the domain's by-host file for this machine (Apple: -currentHost before the verb).")
+    var currentHost = false
+}

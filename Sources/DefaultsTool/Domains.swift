@@ -1,0 +1,14 @@
+import ArgumentParser
+import DefaultsCommand
+
+/// `defaults domains`.
+struct Domains: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the names of all domains on one line, separated by commas.")
+
+    @OptionGroup var host: HostOptions
+
+    func run() throws {
+        let context = DefaultsContext(currentHost: host.currentHost)
+        Output.line(try context.anyStore().persistentDomainNames(currentHost: host.currentHost).joined(separator: ", "))
+    }
+}

@@ -1,0 +1,55 @@
+import ArgumentParser
+import DefaultsCommand
+import Preferences
+
+/// `defaults explain domain key`: where a value comes from.
+struct Explain: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List every layer of the search list that holds a key, and which one wins.",
+        discussion: "Layers, first hit wins: forced (managed), argument, by-host, app, suites, global by-host, global, system, system global, registration. A program's own launch arguments and registered defaults live in that program only, so they are not seen here."
+    )
+
+    @Flag(help: "Print JSON instead.") var json = false
+    @Option(name: .customLong("suite"), help: "A suite the program adds (addSuite(named:)); repeatable.") var suites: [String] = []
+    @Argument(help: "The domain.") var domain: String
+    @Argument(help: "The key.") var key: String
+
+    func run() throws {
+        let context = DefaultsContext(currentHost: false)
+        let location = try context.location(domain)
+        guard !location.isFile else {
+            throw DefaultsFailure("explain takes a domain name, not a file; \(domain) is a path")
+        }
+        let store = try context.store(for: location.description, suites: suites)
+        for problem in store.fileProblems {
+            Output.error("warning: \(problem) (this layer is skipped)")
+        }
+        let sources = store.sources(forKey: key)
+        guard let winner = sources.first else {
+            throw DefaultsFailure("No layer of \(location)'s search list holds \(key)")
+        }
+        if json {
+            Output.line(JSONText.object([
+                ("domain", JSONText.string(location.description)),
+                ("key", JSONText.string(key)),
+                ("value", JSONText.encode(winner.value, pretty: false)),
+                ("winner", JSONText.string(winner.layer.rawValue)),
+                ("layers", "[" + sources.map { source in
+                    JSONText.object([
+                        ("layer", JSONText.string(source.layer.rawValue)),
+                        ("path", source.path.map(JSONText.string) ?? "null"),
+                        ("value", JSONText.encode(source.value, pretty: false)),
+                    ])
+                }.joined(separator: ",") + "]"),
+            ]))
+            return
+        }
+        Output.line("\(key) in \(location) is \(CompactText.encode(winner.value)), from the \(winner.layer.rawValue) layer.")
+        Output.line("Layers holding \(key), first wins:")
+        for (index, source) in sources.enumerated() {
+            let mark = index == 0 ? "* " : "  "
+            let path = source.path.map { " (\($0))" } ?? ""
+            Output.line("\(mark)\(source.layer.rawValue)\(path): \(CompactText.encode(source.value))")
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import ArgumentParser
+import DefaultsCommand
+import Foundation
+import PropertyList
+
+/// `defaults export domain path|-`.
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write a domain to a file or, for -, to standard output.",
+        discussion: "By default a file gets a binary property list and standard output XML, as on macOS. JSON is for reading only: dates become ISO 8601 strings and data base64."
+    )
+
+    @OptionGroup var host: HostOptions
+    @Option(help: "xml, binary or json.") var format: ExportFormat?
+    @Flag(help: "The same as --format json.") var json = false
+    @Argument(help: "The domain.") var domain: String
+    @Argument(help: "The file, or - for standard output.") var path: String
+
+    func run() throws {
+        let context = DefaultsContext(currentHost: host.currentHost)
+        let location = try context.location(domain)
+        guard let values = try context.values(at: location, in: context.anyStore()) else {
+            throw DefaultsFailure.missingDomain(location.description)
+        }
+        let chosen = json ? .json : format ?? (path == "-" ? .xml : .binary)
+        let bytes: [UInt8]
+        switch chosen {
+        case .xml: bytes = XMLPropertyListEncoder().encode(.dictionary(values))
+        case .json: bytes = Array((JSONText.encode(.dictionary(values)) + "\n").utf8)
+        case .binary:
+            do throws(PropertyListError) {
+                bytes = try BinaryPropertyListEncoder().encode(.dictionary(values))
+            } catch {
+                throw DefaultsFailure("\(location) cannot be written as a binary property list: \(error)")
+            }
+        }
+        if path == "-" {
+            Output.bytes(bytes)
+            return
+        }
+        do {
+            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw DefaultsFailure("cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+}

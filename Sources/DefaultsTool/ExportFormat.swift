@@ -1,0 +1,6 @@
+import ArgumentParser
+
+/// The file formats `export` writes.
+enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
+    case xml, binary, json
+}

@@ -1,0 +1,47 @@
+import ArgumentParser
+import DefaultsCommand
+import Foundation
+import Preferences
+import PropertyList
+
+/// `defaults find word`.
+struct Find: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Find every key whose name or value contains a word (ignoring case), in every domain.")
+
+    @OptionGroup var host: HostOptions
+    @Argument(help: "The word to look for.") var word: String
+
+    func run() throws {
+        let context = DefaultsContext(currentHost: host.currentHost)
+        let store = try context.anyStore()
+        var found = false
+        for name in store.persistentDomainNames(currentHost: host.currentHost) + [PreferenceStore.globalDomain] {
+            let values: [String: PropertyListValue]?
+            do {
+                values = try context.values(at: context.location(name), in: store)
+            } catch {
+                // One unusable domain must not hide matches in the others.
+                Output.error("\(error)")
+                continue
+            }
+            let matches = (values ?? [:]).filter { key, value in contains(key) || contains(value) }
+            guard !matches.isEmpty else { continue }
+            found = true
+            Output.line("Found \(matches.count) keys in domain '\(name)': " + OpenStepPropertyListEncoder().encode(.dictionary(matches)))
+        }
+        if !found { Output.line("Found no keys matching '\(word)'") }
+    }
+
+    private func contains(_ text: String) -> Bool {
+        text.range(of: word, options: .caseInsensitive) != nil
+    }
+
+    private func contains(_ value: PropertyListValue) -> Bool {
+        switch value {
+        case .string(let text): contains(text)
+        case .array(let elements): elements.contains { contains($0) }
+        case .dictionary(let entries): entries.contains { contains($0.key) || contains($0.value) }
+        default: false
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import DefaultsCommand
+import Preferences
+import PropertyList
+
+/// `defaults read [domain [key]]`.
+struct Read: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print a domain (or every domain), or one key's value, as macOS prints it.",
+        discussion: "Old-style property-list text: booleans as 1/0, strings quoted only when needed, dates as 2024-01-02 03:04:05 +0000, data as {length = N, bytes = 0x...}."
+    )
+
+    @OptionGroup var host: HostOptions
+    @Flag(help: "Print JSON instead (dates as ISO 8601 strings, data as base64).") var json = false
+    @Argument(help: "The domain; all domains when omitted.") var domain: String?
+    @Argument(help: "The key; the whole domain when omitted.") var key: String?
+
+    func run() throws {
+        let context = DefaultsContext(currentHost: host.currentHost)
+        let store = try context.anyStore()
+        guard let domain else {
+            var all: [String: PropertyListValue] = [:]
+            for name in store.persistentDomainNames(currentHost: host.currentHost) + [PreferenceStore.globalDomain] {
+                if let values = try context.values(at: context.location(name), in: store) { all[name] = .dictionary(values) }
+            }
+            print(.dictionary(all), bare: false)
+            return
+        }
+        let location = try context.location(domain)
+        let values = try context.values(at: location, in: store)
+        guard let key else {
+            guard let values else { throw DefaultsFailure.missingDomain(location.description) }
+            print(.dictionary(values), bare: false)
+            return
+        }
+        guard let value = values?[key] else { throw DefaultsFailure.missingKey(domain: location.description, key: key) }
+        print(value, bare: true)
+    }
+
+    /// Prints as `defaults read` does (a lone string, number or date bare), or as JSON.
+    private func print(_ value: PropertyListValue, bare: Bool) {
+        if json {
+            Output.line(JSONText.encode(value))
+        } else {
+            Output.line(OpenStepPropertyListEncoder(topLevelScalarStyle: bare ? .raw : .quotedIfNeeded).encode(value))
+        }
+    }
+}

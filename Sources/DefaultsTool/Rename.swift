@@ -1,0 +1,33 @@
+import ArgumentParser
+import DefaultsCommand
+import Preferences
+
+/// `defaults rename domain old new`.
+struct Rename: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Rename a key, keeping its value (atomically, under the domain's lock).")
+
+    @OptionGroup var host: HostOptions
+    @Argument(help: "The domain.") var domain: String
+    @Argument(help: "The key to rename.") var old: String
+    @Argument(help: "Its new name.") var new: String
+
+    func run() throws {
+        let context = DefaultsContext(currentHost: host.currentHost)
+        let location = try context.location(domain)
+        let store = try context.anyStore()
+        let (old, new) = (self.old, self.new)
+        let found: Bool
+        do throws(PreferencesError) {
+            found = try store.modifyPersistentDomain(at: location, changing: new) { values -> Bool in
+                guard let value = values.removeValue(forKey: old) else { return false }
+                values[new] = value
+                return true
+            }
+        } catch {
+            throw DefaultsContext.failure(error, domain: location.description)
+        }
+        guard found else {
+            throw DefaultsFailure("Key \(old) does not exist in domain \(location); leaving defaults unchanged")
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import DefaultsCommand
+import Foundation
+import Preferences
+
+/// `defaults watch domain [key]`: live changes from any process.
+struct Watch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print every change of a domain's values (or one key's) as it happens, from any process.",
+        discussion: "One line per change, `key: old → new`, with (none) for a missing value; --json prints one JSON object per line instead. Changes are what a program of the domain reads: the domain, its by-host file, the global domain and system defaults. Runs until interrupted; 'Watching DOMAIN' on standard error says it is ready."
+    )
+
+    @Flag(help: "Print one JSON object per change: key, old, new, origin.") var json = false
+    @Argument(help: "The domain.") var domain: String
+    @Argument(help: "Only this key.") var key: String?
+
+    func run() throws {
+        let context = DefaultsContext(currentHost: false)
+        let location = try context.location(domain)
+        guard !location.isFile else {
+            throw DefaultsFailure("watch takes a domain name, not a file; \(domain) is a path")
+        }
+        let store = try context.store(for: location.description)
+        let printer = ChangePrinter(json: json)
+        let observation: PreferenceObservation
+        if let key {
+            observation = store.observe(key, options: [.old, .new]) { printer.print($0) }
+        } else {
+            observation = store.observeAllKeys(options: [.old, .new]) { printer.print($0) }
+        }
+        Output.error("Watching \(location)\(key.map { " key \($0)" } ?? "") for changes (interrupt to stop)")
+        // Changes arrive on the library's watcher thread; this thread only keeps the
+        // process (and the observation) alive.
+        withExtendedLifetime(observation) {
+            while true { sleep(3600) }
+        }
+    }
+}
+
+/// Formats one change per line.
+struct ChangePrinter: Sendable {
+    let json: Bool
+
+    func print(_ change: PreferenceChange) {
+        if json {
+            Output.line(JSONText.object([
+                ("key", JSONText.string(change.key)),
+                ("old", change.oldValue.map { JSONText.encode($0, pretty: false) } ?? "null"),
+                ("new", change.newValue.map { JSONText.encode($0, pretty: false) } ?? "null"),
+                ("origin", JSONText.string(change.isFromThisProcess ? "thisProcess" : "anotherProcess")),
+            ]))
+        } else {
+            Output.line("\(change.key): \(CompactText.encode(change.oldValue)) → \(CompactText.encode(change.newValue))")
+        }
+    }
+}

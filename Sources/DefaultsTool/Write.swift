@@ -1,0 +1,92 @@
+import ArgumentParser
+import DefaultsCommand
+import Preferences
+import PropertyList
+
+/// `defaults write domain key [type] value` and `defaults write domain 'plist'`.
+struct Write: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write a key's value, or replace a whole domain with a dictionary.",
+        usage: "defaults write DOMAIN KEY [-string|-data|-int|-float|-bool|-date] VALUE\n  defaults write DOMAIN KEY -array|-array-add|-dict|-dict-add VALUE...\n  defaults write DOMAIN 'PLIST'",
+        discussion: """
+            An untyped VALUE is old-style property-list text ('{ a = 1; b = (x, y); }', '(1, 2)', \
+            '<0fbd>'), an XML fragment ('<integer>5</integer>'), or else a string. -data takes \
+            hexadecimal digits; -bool takes true, false, yes or no; -date takes \
+            '2024-01-02 03:04:05 +0000', 2024-01-02T03:04:05Z or 2024-01-02. Elements of -array and \
+            values of -dict may carry a type flag (-array -int 1 -bool yes).
+            """
+    )
+
+    /// Every word after the verb, read by `WriteRequest`: the type flags are single-dash.
+    @Argument(parsing: .captureForPassthrough, help: "DOMAIN KEY [type] VALUE..., or DOMAIN PLIST.")
+    var words: [String] = []
+
+    func run() throws {
+        if words.first == "--help" || words.first == "-h" { throw CleanExit.helpRequest(self) }
+        var words = self.words
+        let currentHost = words.contains("--current-host")
+        words.removeAll { $0 == "--current-host" }
+        guard words.count >= 2 else {
+            throw DefaultsFailure(words.isEmpty ? "write needs a domain and a value" : "write needs a key and a value, or a dictionary", usage: WriteRequest.usage)
+        }
+        let context = DefaultsContext(currentHost: currentHost)
+        let domain = words[0] == "-g" || words[0] == "-globalDomain" ? PreferenceStore.globalDomain : words[0]
+        let location = try context.location(domain)
+        let store = try context.anyStore()
+        if words.count == 2 {
+            try replace(location, with: words[1], store: store)
+            return
+        }
+        let key = words[1]
+        let request = try WriteRequest(parsing: Array(words.dropFirst(2)))
+        let problem: String?
+        do throws(PreferencesError) {
+            switch request {
+            case .set(let value):
+                try store.setValues([key: value], at: location)
+                problem = nil
+            case .arrayAdd(let elements):
+                problem = try store.modifyPersistentDomain(at: location, changing: key) { values -> String? in
+                    switch values[key] {
+                    case nil: values[key] = .array(elements)
+                    case .array(let existing)?: values[key] = .array(existing + elements)
+                    case let other?: return "-array-add needs an array, but \(key) is \(Self.article(other.typeName))"
+                    }
+                    return nil
+                }
+            case .dictAdd(let entries):
+                problem = try store.modifyPersistentDomain(at: location, changing: key) { values -> String? in
+                    switch values[key] {
+                    case nil: values[key] = .dictionary(entries)
+                    case .dictionary(let existing)?: values[key] = .dictionary(existing.merging(entries) { _, new in new })
+                    case let other?: return "-dict-add needs a dictionary, but \(key) is \(Self.article(other.typeName))"
+                    }
+                    return nil
+                }
+            }
+        } catch {
+            throw DefaultsContext.failure(error, domain: location.description)
+        }
+        if let problem { throw DefaultsFailure("\(location): \(problem); nothing was changed") }
+    }
+
+    /// `defaults write domain 'plist'`: the text must be a dictionary; it becomes the domain.
+    private func replace(_ location: PersistentDomainLocation, with text: String, store: PreferenceStore) throws {
+        let trimmed = text.drop(while: \.isWhitespace)
+        guard trimmed.first == "{" || trimmed.first == "<" else {
+            throw DefaultsFailure("write needs a value after the key \(text.debugDescription), or a dictionary such as '{ key = value; }' to replace the domain", usage: WriteRequest.usage)
+        }
+        guard case .dictionary(let values) = try PropertyListText.value(of: text) else {
+            throw DefaultsFailure("the property list given for \(location) is not a dictionary; only a dictionary can replace a domain", usage: WriteRequest.usage)
+        }
+        do throws(PreferencesError) {
+            try store.replacePersistentDomain(values, at: location)
+        } catch {
+            throw DefaultsContext.failure(error, domain: location.description)
+        }
+    }
+
+    private static func article(_ name: String) -> String {
+        "aeiou".contains(name.first ?? "x") ? "an \(name)" : "a \(name)"
+    }
+}

@@ -1,0 +1,59 @@
+import Logging
+import Preferences
+
+/// The greeter's live configuration, read from its preferences domain.
+///
+/// Two keys: `greeting` (a string) and `interval` (seconds between greetings, a number).
+/// Both have registered defaults, so the greeter runs with no file at all, and with a
+/// corrupt one.
+struct GreeterSettings: Equatable, Sendable {
+    /// The preferences domain: `~/.config/preferences/org.swift-preferences.greeter.plist`.
+    static let domain = "org.swift-preferences.greeter"
+    static let greetingKey = "greeting"
+    static let intervalKey = "interval"
+    static let defaultGreeting = "Hello"
+    static let defaultInterval = 5.0
+    /// Below this the journal would fill faster than anyone reads it.
+    static let shortestInterval = 0.1
+
+    /// What `register(defaults:)` gets: the values used until someone sets others.
+    static var registeredDefaults: [String: Any] {
+        [greetingKey: defaultGreeting, intervalKey: defaultInterval]
+    }
+
+    var greeting: String
+    /// Seconds between greetings.
+    var interval: Double
+
+    /// The settings the store resolves now. An interval that is not a positive number is
+    /// replaced by the default and one that is too short by ``shortestInterval``, with a
+    /// warning, rather than stopping the service.
+    init(store: PreferenceStore, logger: Logger) {
+        greeting = store.string(forKey: Self.greetingKey) ?? Self.defaultGreeting
+        let requested = store.double(forKey: Self.intervalKey)
+        if !requested.isFinite || requested <= 0 {
+            logger.warning(
+                "Ignoring interval \(store.object(forKey: Self.intervalKey).map { "\($0)" } ?? "(none)"): not a positive number of seconds; using \(Self.defaultInterval)")
+            interval = Self.defaultInterval
+        } else if requested < Self.shortestInterval {
+            logger.warning("Raising interval \(requested) s to the shortest allowed, \(Self.shortestInterval) s")
+            interval = Self.shortestInterval
+        } else {
+            interval = requested
+        }
+    }
+
+    /// The interval for `Task.sleep`.
+    var duration: Duration { .milliseconds(Int64((interval * 1000).rounded())) }
+
+    /// The text for `STATUS=` and the logs, e.g. `Greeting "Hello" every 5 s`.
+    var statusText: String {
+        let seconds = interval == interval.rounded() ? String(Int(interval)) : String(interval)
+        return "Greeting \"\(greeting)\" every \(seconds) s"
+    }
+
+    /// The settings as journal fields, so entries can be queried by value.
+    var metadata: Logger.Metadata {
+        ["GREETER_GREETING": .string(greeting), "GREETER_INTERVAL": .string(String(interval))]
+    }
+}

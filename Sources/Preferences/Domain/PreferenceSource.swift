@@ -1,0 +1,59 @@
+/// One layer of a store's search list that holds a value for a key: where the value comes
+/// from, for tools that explain why a read returns what it does (`defaults explain`).
+public struct PreferenceSource: Sendable, Hashable {
+    /// The kind of layer, in precedence order: the first that holds a key wins.
+    public enum Layer: String, Sendable, Hashable, CaseIterable {
+        /// Administrator-forced values (`<system dir>/managed/<domain>.plist`).
+        case forced
+        /// `-Key value` launch arguments.
+        case argument
+        /// The store's domain for this machine only (`ByHost/<domain>.<machine-id>.plist`).
+        case byHost = "by-host"
+        /// The store's domain (`<domain>.plist`).
+        case app
+        /// A domain added with `addSuite(named:)`.
+        case suite
+        /// The global domain for this machine only.
+        case globalByHost = "global by-host"
+        /// The global domain (`.GlobalPreferences.plist`).
+        case global
+        /// System-wide defaults for the domain (`<system dir>/<domain>.plist`).
+        case system
+        /// System-wide defaults for every domain (`<system dir>/.GlobalPreferences.plist`).
+        case systemGlobal = "system global"
+        /// `register(defaults:)`, in memory only.
+        case registration
+    }
+
+    /// The kind of layer.
+    public let layer: Layer
+    /// The file behind the layer; nil for the argument and registration layers.
+    public let path: String?
+    /// The value this layer holds for the key.
+    public let value: PropertyListValue
+
+    /// Creates a source.
+    public init(layer: Layer, path: String?, value: PropertyListValue) {
+        self.layer = layer
+        self.path = path
+        self.value = value
+    }
+}
+
+extension PreferenceSource.Layer {
+    /// The public name of an internal search-list layer.
+    init(_ layer: SearchLayer) {
+        switch layer {
+        case .managed: self = .forced
+        case .argument: self = .argument
+        case .appByHost: self = .byHost
+        case .app: self = .app
+        case .suite: self = .suite
+        case .globalByHost: self = .globalByHost
+        case .global: self = .global
+        case .system: self = .system
+        case .systemGlobal: self = .systemGlobal
+        case .registration: self = .registration
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+
+/// Reading and writing any persistent domain by location, for tools such as `defaults`:
+/// every write takes the domain's lock, merges with what other processes wrote, replaces
+/// the file atomically, logs to journald and reaches every process watching the domain,
+/// exactly as a store's own `set` and `flush()` do.
+extension PreferenceStore {
+    /// The file a location names, or nil for a by-host location on a machine without
+    /// `/etc/machine-id`.
+    public func filePath(of location: PersistentDomainLocation) -> String? {
+        try? persistentDomainFile(at: location).file.path
+    }
+
+    /// The values stored in a domain's file (this process's unwritten changes included),
+    /// or nil when the domain has no values (or no file).
+    ///
+    /// A file given by path may be in any property-list format (binary, XML or old-style
+    /// text) for reading; domain files proper are binary.
+    ///
+    /// - Throws: ``PreferencesError`` if the file is unusable: corrupt, not a dictionary, a
+    ///   link, someone else's, writable by others, too large or unreadable.
+    public func persistentDomainValues(at location: PersistentDomainLocation) throws(PreferencesError) -> [String: PropertyListValue]? {
+        let source = try persistentDomainFile(at: location)
+        let values = source.currentValues()
+        if let problem = source.problem {
+            // A plist named by path is often XML (written by another tool): read it as such.
+            // Writing it still requires a binary file, so the check below stays for writes.
+            guard location.isFile, problem.code == .corrupt,
+                let entries = try? PropertyListFile.readDictionary(at: URL(fileURLWithPath: source.file.path))
+            else { throw problem }
+            return entries.isEmpty ? nil : entries
+        }
+        return values.isEmpty ? nil : values
+    }
+
+    /// Sets and removes keys of a domain's file (nil removes) and writes them durably now,
+    /// merged under the domain's lock with whatever other processes wrote meanwhile.
+    ///
+    /// - Throws: ``PreferencesError`` without touching the file if it is unusable (a corrupt
+    ///   file is not replaced, unlike a store's background write), or if the write failed.
+    public func setValues(_ changes: [String: PropertyListValue?], at location: PersistentDomainLocation) throws(PreferencesError) {
+        let source = try usableFile(at: location)
+        for (key, value) in changes {
+            if let mustDeliver = source.record(value, forKey: key, from: self) {
+                source.finishDeliveries(mustDeliver: mustDeliver)
+            }
+        }
+        try source.flush()
+    }
+
+    /// Reads, changes and writes a domain's file while holding its lock, so no other process
+    /// writes in between: appending to an array, renaming a key.
+    ///
+    /// `body` gets the file's current values; the file is written only if they changed.
+    /// `changedKey` is the key named in the journald entry for the write.
+    ///
+    /// - Throws: ``PreferencesError`` without touching the file if it is unusable, or if the
+    ///   write failed.
+    public func modifyPersistentDomain<Result: Sendable>(
+        at location: PersistentDomainLocation, changing changedKey: String? = nil,
+        _ body: (inout [String: PropertyListValue]) -> Result
+    ) throws(PreferencesError) -> Result {
+        let source = try usableFile(at: location)
+        return try source.modify(changing: changedKey) { values throws(PreferencesError) -> Result in body(&values) }
+    }
+
+    /// Replaces a domain's whole contents and writes them durably now; empty values remove
+    /// the file.
+    ///
+    /// - Throws: ``PreferencesError`` without touching the file if it is unusable, or if the
+    ///   write failed.
+    public func replacePersistentDomain(_ values: [String: PropertyListValue], at location: PersistentDomainLocation) throws(PreferencesError) {
+        let source = try usableFile(at: location)
+        source.replaceAll(with: values)
+        try source.flush()
+    }
+
+    /// The names of the domains in the user directory (or its `ByHost` directory, for this
+    /// machine), sorted; the global domain and hidden files are not among them.
+    public func persistentDomainNames(currentHost: Bool = false) -> [String] {
+        let directory = currentHost ? locations.byHostDirectory : locations.userDirectory
+        let suffix: String
+        if currentHost {
+            guard let machineID = locations.machineID else { return [] }
+            suffix = ".\(machineID).plist"
+        } else {
+            suffix = ".plist"
+        }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { !$0.hasPrefix(".") && $0.hasSuffix(suffix) && $0.count > suffix.count }
+            .map { String($0.dropLast(suffix.count)) }
+            .filter { (try? DomainName($0)) != nil }
+            .sorted()
+    }
+
+    /// Every layer of this store's search list that holds `key`, first (winning) first.
+    public func sources(forKey key: String) -> [PreferenceSource] {
+        values.withLock { state in
+            state.layers.compactMap { layer in
+                layer.values[key].map {
+                    PreferenceSource(layer: PreferenceSource.Layer(layer.kind), path: layer.source?.file.path, value: $0)
+                }
+            }
+        }
+    }
+
+    // MARK: Files
+
+    /// The process's shared persistent domain for a location.
+    func persistentDomainFile(at location: PersistentDomainLocation) throws(PreferencesError) -> PersistentDomain {
+        let stem: String
+        switch location.kind {
+        case .file(let directory, let fileName):
+            return PersistentDomain.shared(
+                DomainFile(directory: directory, fileName: fileName), policy: appDomain.policy, isWritable: true, logger: logger)
+        case .named(let name): stem = name
+        case .global: stem = DomainLocations.globalFileStem
+        }
+        guard let source = userDomain(stem: stem, byHost: location.isCurrentHost) else {
+            throw PreferencesError(
+                .missingFile, path: "/etc/machine-id", "this machine has no machine id, so it has no by-host (-currentHost) domains")
+        }
+        return source
+    }
+
+    /// The location's domain, loaded, if its file can be used; its problem otherwise.
+    private func usableFile(at location: PersistentDomainLocation) throws(PreferencesError) -> PersistentDomain {
+        let source = try persistentDomainFile(at: location)
+        _ = source.currentValues()
+        if let problem = source.problem { throw problem }
+        return source
+    }
+}
