@@ -11,6 +11,9 @@ enum ArgumentRewriting {
         "read", "read-type", "write", "rename", "delete", "import", "export", "watch", "explain", "edit",
     ]
 
+    /// Every verb (and `help`), so a mistyped one is named as such.
+    static let verbs: Set<String> = domainVerbs.union(["domains", "find", "help"])
+
     /// The rewritten arguments (without the program name).
     static func rewrite(_ arguments: [String]) throws(RewriteFailure) -> [String] {
         var arguments = arguments
@@ -29,6 +32,9 @@ enum ArgumentRewriting {
             }
         }
         guard let verb = arguments.first else { return currentHost ? ["--current-host"] : [] }
+        guard verbs.contains(verb) else {
+            throw RewriteFailure(message: "unknown verb '\(verb)'; the verbs are \(verbs.sorted().joined(separator: ", "))")
+        }
         var rest = Array(arguments.dropFirst())
         if domainVerbs.contains(verb), let domain = rest.first, domain == "-g" || domain == "-globalDomain" {
             rest[0] = "NSGlobalDomain"
