@@ -31,7 +31,7 @@ enum ArgumentRewriting {
                 throw RewriteFailure(message: "unknown option '\(first)' before the verb; the only one is -currentHost")
             }
         }
-        guard let verb = arguments.first else { return currentHost ? ["--current-host"] : [] }
+        guard let verb = arguments.first else { return [] }
         guard verbs.contains(verb) else {
             throw RewriteFailure(message: "unknown verb '\(verb)'; the verbs are \(verbs.sorted().joined(separator: ", "))")
         }

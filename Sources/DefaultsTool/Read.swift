@@ -21,7 +21,12 @@ struct Read: ParsableCommand {
         guard let domain else {
             var all: [String: PropertyListValue] = [:]
             for name in store.persistentDomainNames(currentHost: host.currentHost) + [PreferenceStore.globalDomain] {
-                if let values = try context.values(at: context.location(name), in: store) { all[name] = .dictionary(values) }
+                do {
+                    if let values = try context.values(at: context.location(name), in: store) { all[name] = .dictionary(values) }
+                } catch {
+                    // One unusable domain must not hide all the others.
+                    Output.error("\(error)")
+                }
             }
             print(.dictionary(all), bare: false)
             return
