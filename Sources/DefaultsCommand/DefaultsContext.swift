@@ -67,6 +67,11 @@ public struct DefaultsContext: Sendable {
     /// global domain, a word with a `/` (or starting with `~`) a file, anything else a
     /// domain name, which must be valid.
     public func location(_ word: String) throws(DefaultsFailure) -> PersistentDomainLocation {
+        if word.hasPrefix("-") && word != "-g" && word != "-globalDomain" {
+            // A valid domain name may start with a dash, but here it is far likelier a
+            // mistyped option, which must not quietly create "-foo.plist".
+            throw DefaultsFailure("unknown option \(PropertyListText.quoted(word)) where a domain was expected", usage: Self.domainUsage)
+        }
         do throws(PreferencesError) {
             switch word {
             case "-g", "-globalDomain", PreferenceStore.globalDomain:

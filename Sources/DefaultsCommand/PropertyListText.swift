@@ -20,11 +20,11 @@ public enum PropertyListText {
         case "<":
             let second = trimmed.dropFirst().first
             if let second, second.isLetter || second == "?" || second == "!" {
-                return try decodeXML(Array(text.utf8), what: "malformed XML property list \(quoted(text))")
+                return try decodeXML(Array(text.utf8), what: "malformed XML property list \(quoted(text))", hint: stringHint)
             }
-            return try decodeOpenStep(text)
+            return try decodeOpenStep(text, hint: stringHint)
         case "{", "(", "\"", "'":
-            return try decodeOpenStep(text)
+            return try decodeOpenStep(text, hint: stringHint)
         default:
             return .string(text)
         }
@@ -53,19 +53,22 @@ public enum PropertyListText {
         }
     }
 
-    private static func decodeXML(_ bytes: [UInt8], what: String) throws(DefaultsFailure) -> PropertyListValue {
+    /// Text that starts like a property list but is not one may have been meant as a string.
+    private static let stringHint = "Hint: to store the text itself, put -string before it"
+
+    private static func decodeXML(_ bytes: [UInt8], what: String, hint: String? = nil) throws(DefaultsFailure) -> PropertyListValue {
         do throws(PropertyListError) {
             return try XMLPropertyListDecoder().decode(bytes)
         } catch {
-            throw DefaultsFailure("\(what): \(error)")
+            throw DefaultsFailure("\(what): \(error)", usage: hint)
         }
     }
 
-    private static func decodeOpenStep(_ text: String) throws(DefaultsFailure) -> PropertyListValue {
+    private static func decodeOpenStep(_ text: String, hint: String? = nil) throws(DefaultsFailure) -> PropertyListValue {
         do throws(PropertyListError) {
             return try OpenStepPropertyListDecoder().decode(text)
         } catch {
-            throw DefaultsFailure("malformed property list \(quoted(text)): \(error)")
+            throw DefaultsFailure("malformed property list \(quoted(text)): \(error)", usage: hint)
         }
     }
 

@@ -36,6 +36,11 @@ enum ArgumentRewriting {
             throw RewriteFailure(message: "unknown verb '\(verb)'; the verbs are \(verbs.sorted().joined(separator: ", "))")
         }
         var rest = Array(arguments.dropFirst())
+        // Also accepted right after the verb, where people often put it.
+        while rest.first == "-currentHost" {
+            currentHost = true
+            rest.removeFirst()
+        }
         if domainVerbs.contains(verb), let domain = rest.first, domain == "-g" || domain == "-globalDomain" {
             rest[0] = "NSGlobalDomain"
         }

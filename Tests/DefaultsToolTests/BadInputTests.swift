@@ -91,3 +91,36 @@ struct BadInputTests {
         #expect(!siblings.contains { $0.contains("corrupt-") }, "the file was set aside: \(siblings)")
     }
 }
+
+/// Mistakes that are easy to make with Apple's syntax.
+@Suite("defaults syntax mistakes")
+struct SyntaxMistakeTests {
+    @Test("a dash word where the domain goes is an unknown option, not a domain named '-foo'")
+    func dashDomain() throws {
+        let tool = try ToolFixture()
+        let result = try tool.run(["write", "-foo", "k", "v"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("unknown option '-foo' where a domain was expected"))
+        #expect(!FileManager.default.fileExists(atPath: tool.domainFile("-foo")))
+    }
+
+    @Test("-currentHost right after the verb works as before it")
+    func currentHostAfterVerb() throws {
+        let tool = try ToolFixture()
+        try tool.output(["write", "-currentHost", "com.example.h", "k", "-int", "1"])
+        #expect(try tool.output(["-currentHost", "read", "com.example.h", "k"]) == "1\n")
+        #expect(try tool.output(["read", "-currentHost", "com.example.h", "k"]) == "1\n")
+        #expect(try tool.run(["read", "com.example.h", "k"]).status == 1)
+    }
+
+    @Test("text that starts like a property list but is not one gets a hint to use -string")
+    func stringHint() throws {
+        let tool = try ToolFixture()
+        let result = try tool.run(["write", "com.example.s", "k", "(unclosed"])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("malformed property list '(unclosed'"))
+        #expect(result.stderr.hasSuffix("\nHint: to store the text itself, put -string before it\n"))
+        try tool.output(["write", "com.example.s", "k", "-string", "(unclosed"])
+        #expect(try tool.output(["read", "com.example.s", "k"]) == "(unclosed\n")
+    }
+}
