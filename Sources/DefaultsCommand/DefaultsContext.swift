@@ -105,6 +105,13 @@ public struct DefaultsContext: Sendable {
         if error.code == .invalidDomainName {
             return DefaultsFailure("invalid domain \(PropertyListText.quoted(domain)): \(error.reason)", usage: domainUsage)
         }
+        if error.code == .corrupt && domain.hasPrefix("/") {
+            // Reading such a file works in any format; writing goes through the library,
+            // which keeps binary files only and never replaces one it cannot read.
+            return DefaultsFailure(
+                "\(domain): \(error.description)",
+                usage: "Hint: a .plist named by path is written as a binary property list; one in XML or text form (or damaged) is left as it is, so convert it to binary first")
+        }
         return DefaultsFailure("\(domain): \(error.description)")
     }
 }

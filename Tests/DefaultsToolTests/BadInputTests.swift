@@ -124,3 +124,22 @@ struct SyntaxMistakeTests {
         #expect(try tool.output(["read", "com.example.s", "k"]) == "(unclosed\n")
     }
 }
+
+/// A .plist named by path in a format the library does not write.
+@Suite("defaults and XML files named by path")
+struct XMLPathTests {
+    @Test("an XML plist named by path reads, and a write to it is refused with a hint, the file untouched")
+    func xmlPath() throws {
+        let tool = try ToolFixture()
+        let path = tool.directory.file("settings.plist").path
+        try Data(XMLPropertyListEncoder().encode(["k": 1])).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        let before = FileManager.default.contents(atPath: path)
+        #expect(try tool.output(["read", path, "k"]) == "1\n")
+        let result = try tool.run(["write", path, "k", "-int", "2"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("Hint: a .plist named by path is written as a binary property list"))
+        #expect(FileManager.default.contents(atPath: path) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tool.directory.url.path).filter { $0.contains("corrupt") }.isEmpty)
+    }
+}
