@@ -45,7 +45,8 @@ enum ArgumentRewriting {
             rest[0] = "NSGlobalDomain"
         }
         if currentHost {
-            // After the domain for write, whose own parser takes every word as it is.
+            // Right after the verb: the verbs' parsers read it there, and write's own parser,
+            // which takes every word as it is, looks for it first.
             rest.insert("--current-host", at: 0)
         }
         return [verb] + rest
