@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(
             name: "JournaldLoggingTests",
             dependencies: [
-                "JournaldLogging", "Preferences", "TestSupport", "PreferencesWorker",
+                "JournaldLogging", "Preferences", "TestSupport", "PreferencesWorker", "DefaultsTool",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

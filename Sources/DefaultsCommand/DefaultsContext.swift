@@ -67,6 +67,11 @@ public struct DefaultsContext: Sendable {
     /// global domain, a word with a `/` (or starting with `~`) a file, anything else a
     /// domain name, which must be valid.
     public func location(_ word: String) throws(DefaultsFailure) -> PersistentDomainLocation {
+        if word.hasPrefix("-") && word != "-g" && word != "-globalDomain" {
+            // A valid domain name may start with a dash, but here it is far likelier a
+            // mistyped option, which must not quietly create "-foo.plist".
+            throw DefaultsFailure("unknown option \(PropertyListText.quoted(word)) where a domain was expected", usage: Self.domainUsage)
+        }
         do throws(PreferencesError) {
             switch word {
             case "-g", "-globalDomain", PreferenceStore.globalDomain:
@@ -99,6 +104,13 @@ public struct DefaultsContext: Sendable {
     public static func failure(_ error: PreferencesError, domain: String) -> DefaultsFailure {
         if error.code == .invalidDomainName {
             return DefaultsFailure("invalid domain \(PropertyListText.quoted(domain)): \(error.reason)", usage: domainUsage)
+        }
+        if error.code == .corrupt && domain.hasPrefix("/") {
+            // Reading such a file works in any format; writing goes through the library,
+            // which keeps binary files only and never replaces one it cannot read.
+            return DefaultsFailure(
+                "\(domain): \(error.description)",
+                usage: "Hint: a .plist named by path is written as a binary property list; one in XML or text form (or damaged) is left as it is, so convert it to binary first")
         }
         return DefaultsFailure("\(domain): \(error.description)")
     }

@@ -20,11 +20,11 @@ public enum PropertyListText {
         case "<":
             let second = trimmed.dropFirst().first
             if let second, second.isLetter || second == "?" || second == "!" {
-                return try decodeXML(Array(text.utf8), what: "XML property list")
+                return try decodeXML(Array(text.utf8), what: "malformed XML property list \(quoted(text))", hint: stringHint)
             }
-            return try decodeOpenStep(text)
+            return try decodeOpenStep(text, hint: stringHint)
         case "{", "(", "\"", "'":
-            return try decodeOpenStep(text)
+            return try decodeOpenStep(text, hint: stringHint)
         default:
             return .string(text)
         }
@@ -41,7 +41,7 @@ public enum PropertyListText {
         }
         let text = bytes.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
         if text.first == UInt8(ascii: "<"), text.dropFirst().first.map({ $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "!") || Character(Unicode.Scalar($0)).isLetter }) == true {
-            return try decodeXML(bytes, what: "\(source): XML property list")
+            return try decodeXML(bytes, what: "\(source) is not a valid XML property list")
         }
         guard let string = String(validating: bytes, as: UTF8.self) else {
             throw DefaultsFailure("\(source) is not a property list: it is neither binary, XML nor UTF-8 text")
@@ -53,19 +53,22 @@ public enum PropertyListText {
         }
     }
 
-    private static func decodeXML(_ bytes: [UInt8], what: String) throws(DefaultsFailure) -> PropertyListValue {
+    /// Text that starts like a property list but is not one may have been meant as a string.
+    private static let stringHint = "Hint: to store the text itself, put -string before it"
+
+    private static func decodeXML(_ bytes: [UInt8], what: String, hint: String? = nil) throws(DefaultsFailure) -> PropertyListValue {
         do throws(PropertyListError) {
             return try XMLPropertyListDecoder().decode(bytes)
         } catch {
-            throw DefaultsFailure("malformed \(what): \(error)")
+            throw DefaultsFailure("\(what): \(error)", usage: hint)
         }
     }
 
-    private static func decodeOpenStep(_ text: String) throws(DefaultsFailure) -> PropertyListValue {
+    private static func decodeOpenStep(_ text: String, hint: String? = nil) throws(DefaultsFailure) -> PropertyListValue {
         do throws(PropertyListError) {
             return try OpenStepPropertyListDecoder().decode(text)
         } catch {
-            throw DefaultsFailure("malformed property list \(quoted(text)): \(error)")
+            throw DefaultsFailure("malformed property list \(quoted(text)): \(error)", usage: hint)
         }
     }
 

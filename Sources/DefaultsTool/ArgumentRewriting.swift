@@ -11,6 +11,9 @@ enum ArgumentRewriting {
         "read", "read-type", "write", "rename", "delete", "import", "export", "watch", "explain", "edit",
     ]
 
+    /// Every verb (and `help`), so a mistyped one is named as such.
+    static let verbs: Set<String> = domainVerbs.union(["domains", "find", "help"])
+
     /// The rewritten arguments (without the program name).
     static func rewrite(_ arguments: [String]) throws(RewriteFailure) -> [String] {
         var arguments = arguments
@@ -28,13 +31,22 @@ enum ArgumentRewriting {
                 throw RewriteFailure(message: "unknown option '\(first)' before the verb; the only one is -currentHost")
             }
         }
-        guard let verb = arguments.first else { return currentHost ? ["--current-host"] : [] }
+        guard let verb = arguments.first else { return [] }
+        guard verbs.contains(verb) else {
+            throw RewriteFailure(message: "unknown verb '\(verb)'; the verbs are \(verbs.sorted().joined(separator: ", "))")
+        }
         var rest = Array(arguments.dropFirst())
+        // Also accepted right after the verb, where people often put it.
+        while rest.first == "-currentHost" {
+            currentHost = true
+            rest.removeFirst()
+        }
         if domainVerbs.contains(verb), let domain = rest.first, domain == "-g" || domain == "-globalDomain" {
             rest[0] = "NSGlobalDomain"
         }
         if currentHost {
-            // After the domain for write, whose own parser takes every word as it is.
+            // Right after the verb: the verbs' parsers read it there, and write's own parser,
+            // which takes every word as it is, looks for it first.
             rest.insert("--current-host", at: 0)
         }
         return [verb] + rest

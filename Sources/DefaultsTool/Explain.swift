@@ -9,6 +9,8 @@ struct Explain: ParsableCommand {
         discussion: "Layers, first hit wins: forced (managed), argument, by-host, app, suites, global by-host, global, system, system global, registration. A program's own launch arguments and registered defaults live in that program only, so they are not seen here."
     )
 
+    /// Accepted for symmetry with the other verbs: the by-host layer is always explained.
+    @OptionGroup var host: HostOptions
     @Flag(help: "Print JSON instead.") var json = false
     @Option(name: .customLong("suite"), help: "A suite the program adds (addSuite(named:)); repeatable.") var suites: [String] = []
     @Argument(help: "The domain.") var domain: String

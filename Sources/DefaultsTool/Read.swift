@@ -21,24 +21,29 @@ struct Read: ParsableCommand {
         guard let domain else {
             var all: [String: PropertyListValue] = [:]
             for name in store.persistentDomainNames(currentHost: host.currentHost) + [PreferenceStore.globalDomain] {
-                if let values = try context.values(at: context.location(name), in: store) { all[name] = .dictionary(values) }
+                do {
+                    if let values = try context.values(at: context.location(name), in: store) { all[name] = .dictionary(values) }
+                } catch {
+                    // One unusable domain must not hide all the others.
+                    Output.error("\(error)")
+                }
             }
-            print(.dictionary(all), bare: false)
+            emit(.dictionary(all), bare: false)
             return
         }
         let location = try context.location(domain)
         let values = try context.values(at: location, in: store)
         guard let key else {
             guard let values else { throw DefaultsFailure.missingDomain(location.description) }
-            print(.dictionary(values), bare: false)
+            emit(.dictionary(values), bare: false)
             return
         }
         guard let value = values?[key] else { throw DefaultsFailure.missingKey(domain: location.description, key: key) }
-        print(value, bare: true)
+        emit(value, bare: true)
     }
 
     /// Prints as `defaults read` does (a lone string, number or date bare), or as JSON.
-    private func print(_ value: PropertyListValue, bare: Bool) {
+    private func emit(_ value: PropertyListValue, bare: Bool) {
         if json {
             Output.line(JSONText.encode(value))
         } else {

@@ -10,6 +10,9 @@ struct Watch: ParsableCommand {
         discussion: "One line per change, `key: old → new`, with (none) for a missing value; --json prints one JSON object per line instead. Changes are what a program of the domain reads: the domain, its by-host file, the global domain and system defaults. Runs until interrupted; 'Watching DOMAIN' on standard error says it is ready."
     )
 
+    /// Accepted for symmetry with the other verbs: the by-host file is always part of the
+    /// search list a program of the domain reads, so watching includes it anyway.
+    @OptionGroup var host: HostOptions
     @Flag(help: "Print one JSON object per change: key, old, new, origin.") var json = false
     @Argument(help: "The domain.") var domain: String
     @Argument(help: "Only this key.") var key: String?
@@ -33,24 +36,6 @@ struct Watch: ParsableCommand {
         // process (and the observation) alive.
         withExtendedLifetime(observation) {
             while true { sleep(3600) }
-        }
-    }
-}
-
-/// Formats one change per line.
-struct ChangePrinter: Sendable {
-    let json: Bool
-
-    func print(_ change: PreferenceChange) {
-        if json {
-            Output.line(JSONText.object([
-                ("key", JSONText.string(change.key)),
-                ("old", change.oldValue.map { JSONText.encode($0, pretty: false) } ?? "null"),
-                ("new", change.newValue.map { JSONText.encode($0, pretty: false) } ?? "null"),
-                ("origin", JSONText.string(change.isFromThisProcess ? "thisProcess" : "anotherProcess")),
-            ]))
-        } else {
-            Output.line("\(change.key): \(CompactText.encode(change.oldValue)) → \(CompactText.encode(change.newValue))")
         }
     }
 }

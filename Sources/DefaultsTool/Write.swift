@@ -24,8 +24,12 @@ struct Write: ParsableCommand {
     func run() throws {
         if words.first == "--help" || words.first == "-h" { throw CleanExit.helpRequest(self) }
         var words = self.words
-        let currentHost = words.contains("--current-host")
-        words.removeAll { $0 == "--current-host" }
+        // Only where ArgumentRewriting puts it: the same word later on is a value.
+        var currentHost = false
+        while words.first == "--current-host" {
+            currentHost = true
+            words.removeFirst()
+        }
         guard words.count >= 2 else {
             throw DefaultsFailure(words.isEmpty ? "write needs a domain and a value" : "write needs a key and a value, or a dictionary", usage: WriteRequest.usage)
         }

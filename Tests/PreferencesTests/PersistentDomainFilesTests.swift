@@ -1,0 +1,108 @@
+import Foundation
+@testable import Preferences
+import Synchronization
+import Testing
+
+/// The by-location API the `defaults` tool writes through: same lock, merge and
+/// notifications as a store's own writes, and unusable files refused untouched.
+@Suite("Persistent domains by location")
+struct PersistentDomainFilesTests {
+    @Test("locations: names are validated, NSGlobalDomain is the global domain, paths get .plist")
+    func locations() throws {
+        #expect(throws: PreferencesError.self) { try PersistentDomainLocation.named("bad/name") }
+        #expect(throws: PreferencesError.self) { try PersistentDomainLocation.named(".hidden") }
+        #expect(try PersistentDomainLocation.named("NSGlobalDomain") == .global())
+        #expect(try PersistentDomainLocation.file(atPath: "/tmp/x/../y/file").description == "/tmp/y/file.plist")
+        #expect(try PersistentDomainLocation.file(atPath: "/tmp/a.plist").isFile)
+        #expect(throws: PreferencesError.self) { try PersistentDomainLocation.file(atPath: "/tmp/dir/") }
+        let fixture = try StoreFixture()
+        let store = try fixture.store()
+        #expect(store.filePath(of: .global()) == "\(fixture.userDirectory)/.GlobalPreferences.plist")
+        #expect(store.filePath(of: try .named("com.example.x", currentHost: true)) == fixture.userFile("com.example.x", byHost: true))
+    }
+
+    @Test("setValues merges with the file and notifies this process's stores of the domain")
+    func setValuesNotifies() throws {
+        let fixture = try StoreFixture()
+        try fixture.plant(["other": "kept"], at: fixture.userFile("com.example.tool"))
+        let observing = try fixture.store("com.example.tool")
+        let seen = Mutex<[PreferenceChange]>([])
+        let observation = observing.observe("k") { change in seen.withLock { $0.append(change) } }
+        let tool = try fixture.store("com.example.other")
+        let changes: [String: PropertyListValue?] = ["k": 5, "other": nil]
+        try tool.setValues(changes, at: .named("com.example.tool"))
+        #expect(try fixture.onDisk(fixture.userFile("com.example.tool")) == ["k": 5])
+        #expect(observing.integer(forKey: "k") == 5)
+        #expect(seen.withLock { $0.map(\.newValue) } == [5])
+        observation.cancel()
+    }
+
+    @Test("modifyPersistentDomain reads and writes under the lock; replace with nothing removes the file")
+    func modifyAndReplace() throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.store()
+        let location = try PersistentDomainLocation.named("com.example.m")
+        try store.replacePersistentDomain(["list": ["a"]], at: location)
+        let count = try store.modifyPersistentDomain(at: location, changing: "list") { values -> Int in
+            values["list"] = ["a", "b"]
+            return values.count
+        }
+        #expect(count == 1)
+        #expect(try store.persistentDomainValues(at: location) == ["list": ["a", "b"]])
+        try store.replacePersistentDomain([:], at: location)
+        #expect(!FileManager.default.fileExists(atPath: fixture.userFile("com.example.m")))
+        #expect(try store.persistentDomainValues(at: location) == nil)
+    }
+
+    @Test("a corrupt file is refused by every write and left byte-identical")
+    func corruptRefused() throws {
+        let fixture = try StoreFixture()
+        let path = fixture.userFile("com.example.bad")
+        try FileManager.default.createDirectory(atPath: fixture.userDirectory, withIntermediateDirectories: true)
+        try Data("bplist00 garbage".utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        let before = FileSnapshot(path)
+        let store = try fixture.store()
+        let location = try PersistentDomainLocation.named("com.example.bad")
+        #expect(throws: PreferencesError.self) { try store.persistentDomainValues(at: location) }
+        #expect(throws: PreferencesError.self) { try store.setValues(["k": 1], at: location) }
+        #expect(throws: PreferencesError.self) { try store.replacePersistentDomain(["k": 1], at: location) }
+        #expect(throws: PreferencesError.self) { try store.modifyPersistentDomain(at: location) { $0["k"] = 1 } }
+        #expect(FileSnapshot(path) == before)
+    }
+
+    @Test("a file named by path may be XML for reading")
+    func xmlByPath() throws {
+        let fixture = try StoreFixture()
+        let path = fixture.directory.file("plain.plist").path
+        try Data(XMLPropertyListEncoder().encode(["k": "v"])).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        let store = try fixture.store()
+        #expect(try store.persistentDomainValues(at: .file(atPath: path)) == ["k": "v"])
+    }
+
+    @Test("persistentDomainNames lists domains, not the global domain or hidden files")
+    func names() throws {
+        let fixture = try StoreFixture()
+        for name in ["com.b", "com.a"] { try fixture.plant(["k": 1], at: fixture.userFile(name)) }
+        try fixture.plant(["k": 1], at: fixture.userFile(".GlobalPreferences"))
+        try fixture.plant(["k": 1], at: fixture.userFile("com.c", byHost: true))
+        let store = try fixture.store()
+        #expect(store.persistentDomainNames() == ["com.a", "com.b"])
+        #expect(store.persistentDomainNames(currentHost: true) == ["com.c"])
+    }
+
+    @Test("sources(forKey:) lists every layer holding the key, winner first")
+    func sources() throws {
+        let fixture = try StoreFixture()
+        try fixture.plant(["k": "system"], at: fixture.systemFile("com.example.s"))
+        try fixture.plant(["k": "global"], at: fixture.userFile(".GlobalPreferences"))
+        try fixture.plant(["k": "app"], at: fixture.userFile("com.example.s"))
+        let store = try fixture.store("com.example.s")
+        store.register(defaults: ["k": "registered"])
+        #expect(store.sources(forKey: "k").map(\.layer) == [.app, .global, .system, .registration])
+        #expect(store.sources(forKey: "k").map(\.value) == ["app", "global", "system", "registered"])
+        #expect(store.sources(forKey: "k").first?.path == fixture.userFile("com.example.s"))
+        #expect(store.sources(forKey: "none").isEmpty)
+    }
+}
