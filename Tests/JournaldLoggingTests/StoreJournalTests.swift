@@ -61,6 +61,35 @@ struct StoreJournalTests {
         #expect(entry["PREFERENCES_ERROR"] == ["corrupt"])
         #expect(entry["MESSAGE"]?.first?.contains(path) == true)
     }
+
+    @Test("journalctl -x shows the catalog's explanation, with the entry's fields filled in")
+    func catalogExplainsEntry() throws {
+        let directory = try TemporaryDirectory()
+        let (store, domain) = try makeStore(in: directory)
+        store.set("explained", forKey: "k")
+        try store.flush()
+        _ = try #require(try JournalReader.entries(where: "PREFERENCES_DOMAIN", is: domain, count: 1).first, "no entry for \(domain)")
+        // `journalctl -x` reads the catalog database at its fixed path, so the catalog is
+        // installed there in a mount namespace of the check's own: the machine's catalog and
+        // database are left alone.
+        let catalogs = try TemporaryDirectory()
+        let script = """
+            set -e
+            cp /usr/lib/systemd/catalog/*.catalog "$1"/
+            cp "$2" "$1"/swift-preferences.catalog
+            mount --bind "$1" /usr/lib/systemd/catalog
+            mount -t tmpfs tmpfs /var/lib/systemd
+            journalctl --update-catalog
+            exec journalctl -x --no-pager "PREFERENCES_DOMAIN=$3"
+            """
+        let shown = try run(
+            "unshare",
+            ["--mount", "--propagation", "private", "sh", "-c", script, "sh", catalogs.url.path, CatalogTests.catalog.path, domain])
+        #expect(shown.status == 0, "\(shown.output)")
+        #expect(shown.output.contains("wrote \(domain)"), "\(shown.output)")
+        #expect(shown.output.contains("Subject: Preferences domain \(domain) written"), "\(shown.output)")
+        #expect(shown.output.contains("Nothing needs to be done."), "\(shown.output)")
+    }
 }
 
 /// Size-limit entries, and the rate limit on them.

@@ -42,6 +42,27 @@ struct SizeLimitTests {
         #expect(store.data(forKey: "b")?.count == 600)
     }
 
+    @Test("sizeLimitEvents() delivers every warning and refusal, with key, size and limit")
+    func events() async throws {
+        let fixture = try StoreFixture()
+        let store = try store(fixture, soft: 1_000, hard: 5_000)
+        let events = store.sizeLimitEvents()
+        store.set(Data(count: 2_000), forKey: "big")
+        for _ in 0..<20 { store.set(Data(count: 20_000), forKey: "huge") }
+        var received: [SizeLimitEvent] = []
+        for await event in events {
+            received.append(event)
+            if received.count == 21 { break }
+        }
+        #expect(received.first?.key == "big")
+        #expect(received.first?.limit == 1_000)
+        #expect(received.first?.wasRefused == false)
+        #expect((2_000..<5_000).contains(received.first?.size ?? 0))
+        // Unlike the journal entries, the events are not rate-limited.
+        #expect(received.dropFirst().count == 20)
+        #expect(received.dropFirst().allSatisfy { $0.key == "huge" && $0.wasRefused && $0.limit == 5_000 && $0.size > 20_000 })
+    }
+
     @Test("a set over the hard limit is refused: not applied, not written, and trySet throws")
     func hardLimit() throws {
         let fixture = try StoreFixture()

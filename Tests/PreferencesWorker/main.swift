@@ -11,6 +11,8 @@
 //   PreferencesWorker watch-files PATH...                report watcher calls until stdin closes
 //   PreferencesWorker watch-churn DIRECTORY COUNT        count fds and threads around COUNT watches
 //   PreferencesWorker log factory|direct MESSAGE [K=V...] log MESSAGE at error through the journald handler
+//   PreferencesWorker size-storm DOMAIN COUNT            cross the soft limit, then COUNT refused sets, flush,
+//                                                        and stay until the rate limiter's window has ended
 //
 // The watch commands are in WatchCommands.swift, the log command in LogCommands.swift.
 import Foundation
@@ -99,6 +101,9 @@ case "growth":
     print("descriptors \(before.0) \(after.0) threads \(before.1) \(after.1)")
 case "read":
     print(store(domain).string(forKey: arguments[3]) ?? "(nil)")
+case "size-storm":
+    guard let count = Int(arguments[3]) else { fail("size-storm DOMAIN COUNT") }
+    sizeStorm(domain: domain, count: count)
 default:
     fail("unknown command \(command)")
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import JournaldLogging
 import Logging
 import Synchronization
@@ -22,34 +23,70 @@ enum PreferencesLogger {
 
     private static let lastReported = Mutex([String: ContinuousClock.Instant]())
 
-    /// Per kind of event: when its current 10-second window began, how many entries it has
-    /// logged in it, and how many it has suppressed.
+    /// The length of a rate-limiting window.
+    static let window: Duration = .seconds(10)
+    /// The most entries of one kind logged in one window.
+    static let entriesPerWindow = 10
+
+    /// Per kind of event: when its current window began, how many entries it has logged in
+    /// it, and how many it has suppressed and not yet summarised.
     private static let windows = Mutex([PreferencesLogEvent: (start: ContinuousClock.Instant, logged: Int, suppressed: Int)]())
 
     /// Whether an entry of `event` may be logged now: at most 10 per kind per 10 seconds.
-    /// When a window ends with entries suppressed, their number is returned so the caller
-    /// can log one summary.
-    static func admit(_ event: PreferencesLogEvent) -> (allowed: Bool, suppressedBefore: Int) {
+    ///
+    /// The entries a window drops are summed up in one "suppressed N" entry to `logger`:
+    /// when the window ends, or sooner if the next entry of the kind opens a new window
+    /// first. So a storm that stops is still accounted for, without a later entry.
+    static func admit(_ event: PreferencesLogEvent, summarizingTo logger: Logger) -> Bool {
         let now = ContinuousClock.now
-        return windows.withLock { windows in
+        let (allowed, summary, scheduleAt) = windows.withLock { windows -> (Bool, Int, ContinuousClock.Instant?) in
             var window = windows[event] ?? (now, 0, 0)
-            var suppressedBefore = 0
-            if now - window.start >= .seconds(10) {
-                suppressedBefore = window.suppressed
+            var summary = 0
+            if now - window.start >= Self.window {
+                summary = window.suppressed
                 window = (now, 0, 0)
             }
-            let allowed = window.logged < 10
-            if allowed { window.logged += 1 } else { window.suppressed += 1 }
+            let allowed = window.logged < Self.entriesPerWindow
+            var scheduleAt: ContinuousClock.Instant?
+            if allowed {
+                window.logged += 1
+            } else {
+                window.suppressed += 1
+                // The first entry dropped in a window sets the summary's timer.
+                if window.suppressed == 1 { scheduleAt = window.start + Self.window }
+            }
             windows[event] = window
-            return (allowed, suppressedBefore)
+            return (allowed, summary, scheduleAt)
+        }
+        logSuppressed(summary, of: event, to: logger)
+        if let scheduleAt { scheduleSummary(of: event, windowStart: scheduleAt - Self.window, at: scheduleAt, to: logger) }
+        return allowed
+    }
+
+    /// Logs the summary of the window that began at `windowStart` when it ends, unless the
+    /// next entry of the kind has already done so.
+    private static func scheduleSummary(
+        of event: PreferencesLogEvent, windowStart: ContinuousClock.Instant, at deadline: ContinuousClock.Instant,
+        to logger: Logger
+    ) {
+        let delay = ContinuousClock.now.duration(to: deadline)
+        let (seconds, attoseconds) = delay.components
+        let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+            let count = windows.withLock { windows -> Int in
+                guard var window = windows[event], window.start == windowStart else { return 0 }
+                defer { window.suppressed = 0; windows[event] = window }
+                return window.suppressed
+            }
+            logSuppressed(count, of: event, to: logger)
         }
     }
 
     /// Logs the "suppressed N" summary for a window that dropped entries.
-    static func logSuppressed(_ count: Int, of event: PreferencesLogEvent, to logger: Logger) {
+    private static func logSuppressed(_ count: Int, of event: PreferencesLogEvent, to logger: Logger) {
         guard count > 0 else { return }
         logger.warning(
-            "suppressed \(count) more entries like the last (at most 10 per 10 seconds)",
+            "suppressed \(count) more entries like the last (at most \(entriesPerWindow) per \(window))",
             metadata: ["MESSAGE_ID": .string(event.messageID), "PREFERENCES_SUPPRESSED": .string(String(count))])
     }
 

@@ -6,7 +6,9 @@ extension PreferenceStore {
     /// systems it carries no `userInfo`; use ``observeAllKeys(options:handler:)`` to learn
     /// which keys changed.
     public static let didChangeNotification = Notification.Name("PreferenceStoreDidChangeNotification")
-    /// Posted when a write crosses the soft or hard size limit of a domain.
+    /// Posted when a set takes the domain over its soft size limit, or is refused at its hard
+    /// limit, with the store as object and `userInfo` `key` (String), `size` and `limit`
+    /// (Int, bytes) and `refused` (Bool). ``sizeLimitEvents()`` delivers the same as values.
     public static let sizeLimitExceededNotification = Notification.Name("PreferenceStoreSizeLimitExceededNotification")
 
     /// Calls `handler` for every effective change of `key`, from this process or any other

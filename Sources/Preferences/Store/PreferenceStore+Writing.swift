@@ -124,9 +124,7 @@ extension PreferenceStore {
         }
         // A program setting in a loop must not flood the journal: 10 entries per kind per
         // 10 seconds, then one summary of how many were dropped.
-        let (allowed, suppressed) = PreferencesLogger.admit(event)
-        PreferencesLogger.logSuppressed(suppressed, of: event, to: logger)
-        guard allowed else { return }
+        guard PreferencesLogger.admit(event, summarizingTo: logger) else { return }
         let metadata: Logger.Metadata = [
             "MESSAGE_ID": .string(event.messageID),
             "PREFERENCES_DOMAIN": .string(domain),

@@ -12,6 +12,13 @@ let workerPath = builtProductsDirectory.appendingPathComponent("PreferencesWorke
 /// child sees is whatever `setUp` left at /run/systemd/journal/socket, while the test run's
 /// journald, and any other on the machine, stays untouched.
 func runWorkerWithoutJournal(setUp: String, mode: String, message: String, pairs: [String]) throws -> ProgramResult {
+    try runWorkerWithoutJournal(setUp: setUp, arguments: ["log", mode, message] + pairs)
+}
+
+/// Runs `PreferencesWorker ARGUMENTS...` in a private mount namespace whose /run is a fresh
+/// tmpfs prepared by `setUp`, with `environment` added to the test's, and returns its status
+/// and output (standard output and error together).
+func runWorkerWithoutJournal(setUp: String, arguments: [String], environment: [String: String] = [:]) throws -> ProgramResult {
     let script = """
         set -e
         mount -t tmpfs tmpfs /run
@@ -19,8 +26,9 @@ func runWorkerWithoutJournal(setUp: String, mode: String, message: String, pairs
         \(setUp)
         exec "$@"
         """
+    let assignments = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
     return try run(
-        "unshare", ["--mount", "--propagation", "private", "sh", "-c", script, "sh", workerPath, "log", mode, message] + pairs)
+        "unshare", ["--mount", "--propagation", "private", "sh", "-c", script, "sh", "env"] + assignments + [workerPath] + arguments)
 }
 
 /// Shell commands that leave a stale journal socket: a UNIX datagram socket bound at the path
