@@ -16,7 +16,7 @@ public import PropertyList
 /// points the tool there too.
 public struct DefaultsContext: Sendable {
     /// How domains may be written on the command line, for usage hints.
-    public static let domainUsage = "Hint: a domain is a name such as com.example.app, -g (or NSGlobalDomain) for the global domain, or a path to a .plist file"
+    public static let domainUsage = "Hint: a domain is a name such as com.example.app, -g (or NSGlobalDomain) for the global domain, or a path to a .plist file starting with /, ~, ./ or ../"
 
     /// True for `-currentHost`: named domains mean their by-host files.
     public let currentHost: Bool
@@ -64,7 +64,7 @@ public struct DefaultsContext: Sendable {
     }
 
     /// The location a domain word names: `-g`, `-globalDomain` and `NSGlobalDomain` the
-    /// global domain, a word with a `/` (or starting with `~`) a file, anything else a
+    /// global domain, a word starting with `/`, `~`, `./` or `../` a file, anything else a
     /// domain name, which must be valid.
     public func location(_ word: String) throws(DefaultsFailure) -> PersistentDomainLocation {
         if word.hasPrefix("-") && word != "-g" && word != "-globalDomain" {
@@ -76,7 +76,9 @@ public struct DefaultsContext: Sendable {
             switch word {
             case "-g", "-globalDomain", PreferenceStore.globalDomain:
                 return .global(currentHost: currentHost)
-            case let path where path.contains("/") || path.hasPrefix("~"):
+            // Only an unmistakable path: a name with a slash in it (a typo such as
+            // "com.example/app") must be refused, not create a folder and a file.
+            case let path where path.hasPrefix("/") || path.hasPrefix("~") || path.hasPrefix("./") || path.hasPrefix("../"):
                 var expanded = path
                 if path == "~" || path.hasPrefix("~/") {
                     let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path

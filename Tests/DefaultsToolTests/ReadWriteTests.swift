@@ -125,7 +125,13 @@ struct VerbTests {
         try FileManager.default.createDirectory(atPath: tool.directory.file("some/where").path, withIntermediateDirectories: true)
         try tool.output(["write", path, "k", "-int", "7"])
         #expect(try tool.output(["read", String(path.dropLast(6)), "k"]) == "7\n")
-        #expect(try tool.output(["read", "some/where/file.plist", "k"]) == "7\n")
+        #expect(try tool.output(["read", "./some/where/file.plist", "k"]) == "7\n")
+        // A slash inside a word that is not clearly a path is a mistyped name, refused
+        // before anything is created.
+        let typo = try tool.run(["write", "com.example/app", "k", "v"])
+        #expect(typo.status != 0)
+        #expect(typo.stderr.contains("invalid domain 'com.example/app'"), "\(typo.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: tool.directory.file("com.example").path))
         #expect(FileManager.default.fileExists(atPath: path))
         #expect(try tool.output(["domains"]) == "\n")
     }
