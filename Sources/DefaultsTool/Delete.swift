@@ -27,7 +27,7 @@ struct Delete: ParsableCommand {
         }
         let existed: Bool
         do throws(PreferencesError) {
-            existed = try store.modifyPersistentDomain(at: location, changing: key) { values in
+            existed = try store.modifyPersistentDomain(at: location, changing: [key]) { values in
                 values.removeValue(forKey: key) != nil
             }
         } catch {

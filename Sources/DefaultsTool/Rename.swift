@@ -18,7 +18,7 @@ struct Rename: ParsableCommand {
         let (old, new) = (self.old, self.new)
         let found: Bool
         do throws(PreferencesError) {
-            found = try store.modifyPersistentDomain(at: location, changing: new) { values -> Bool in
+            found = try store.modifyPersistentDomain(at: location, changing: [old, new]) { values -> Bool in
                 guard let value = values.removeValue(forKey: old) else { return false }
                 values[new] = value
                 return true

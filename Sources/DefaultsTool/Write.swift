@@ -50,7 +50,7 @@ struct Write: ParsableCommand {
                 try store.setValues([key: value], at: location)
                 problem = nil
             case .arrayAdd(let elements):
-                problem = try store.modifyPersistentDomain(at: location, changing: key) { values -> String? in
+                problem = try store.modifyPersistentDomain(at: location, changing: [key]) { values -> String? in
                     switch values[key] {
                     case nil: values[key] = .array(elements)
                     case .array(let existing)?: values[key] = .array(existing + elements)
@@ -59,7 +59,7 @@ struct Write: ParsableCommand {
                     return nil
                 }
             case .dictAdd(let entries):
-                problem = try store.modifyPersistentDomain(at: location, changing: key) { values -> String? in
+                problem = try store.modifyPersistentDomain(at: location, changing: [key]) { values -> String? in
                     switch values[key] {
                     case nil: values[key] = .dictionary(entries)
                     case .dictionary(let existing)?: values[key] = .dictionary(existing.merging(entries) { _, new in new })

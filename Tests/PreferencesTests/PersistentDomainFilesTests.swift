@@ -37,13 +37,52 @@ struct PersistentDomainFilesTests {
         observation.cancel()
     }
 
+    @Test("a write that times out on the lock is not left pending, so nothing is written later behind the caller's back")
+    func failedWriteIsNotRetried() throws {
+        let fixture = try StoreFixture()
+        try fixture.plant(["k": 1], at: fixture.userFile("com.example.locked"))
+        var configuration = fixture.configuration
+        configuration.lockTimeout = .milliseconds(200)
+        let tool = try PreferenceStore(domain: "com.example.tool", configuration: configuration)
+        let location = try PersistentDomainLocation.named("com.example.locked")
+        // Another process holds the domain's lock for a while, as a stuck writer would.
+        let lockPath = fixture.userDirectory + "/.com.example.locked.plist.lock"
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        holder.arguments = [lockPath, "sleep", "1.5"]
+        try holder.run()
+        defer { holder.waitUntilExit() }
+        while !isLocked(lockPath) { Thread.sleep(forTimeInterval: 0.01) }
+
+        let error = #expect(throws: PreferencesError.self) { try tool.setValues(["k": 2], at: location) }
+        #expect(error?.code == .lockTimeout)
+        let replaced = #expect(throws: PreferencesError.self) { try tool.replacePersistentDomain(["k": 3], at: location) }
+        #expect(replaced?.code == .lockTimeout)
+        holder.waitUntilExit()
+        // The lock is free now: a flush (as at exit) has nothing of the failed writes to write.
+        #expect(!(try tool.persistentDomainFile(at: location).hasPendingChanges))
+        try tool.flush()
+        #expect(try fixture.onDisk(fixture.userFile("com.example.locked")) == ["k": 1])
+    }
+
+    /// Whether another process holds the lock file's lock (`flock -n` fails to take it).
+    private func isLocked(_ path: String) -> Bool {
+        guard FileManager.default.fileExists(atPath: path) else { return false }
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        probe.arguments = ["-n", path, "true"]
+        guard (try? probe.run()) != nil else { return false }
+        probe.waitUntilExit()
+        return probe.terminationStatus != 0
+    }
+
     @Test("modifyPersistentDomain reads and writes under the lock; replace with nothing removes the file")
     func modifyAndReplace() throws {
         let fixture = try StoreFixture()
         let store = try fixture.store()
         let location = try PersistentDomainLocation.named("com.example.m")
         try store.replacePersistentDomain(["list": ["a"]], at: location)
-        let count = try store.modifyPersistentDomain(at: location, changing: "list") { values -> Int in
+        let count = try store.modifyPersistentDomain(at: location, changing: ["list"]) { values -> Int in
             values["list"] = ["a", "b"]
             return values.count
         }

@@ -422,11 +422,11 @@ final class PersistentDomain: Sendable {
     /// read-modify-write. `body` sees the file's current values with this process's
     /// pending changes applied.
     func modify<Result: Sendable>(
-        changing changedKey: String? = nil,
+        changing changedKeys: [String] = [],
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
     ) throws(PreferencesError) -> Result {
         // Never nil: the write is unconditional.
-        try write(changing: changedKey, onlyIfPending: false, body)!
+        try write(changing: changedKeys, onlyIfPending: false, body)!
     }
 
     /// The locked read-modify-write behind ``flush()`` and ``modify(changing:_:)``.
@@ -436,7 +436,7 @@ final class PersistentDomain: Sendable {
     ///   write must not touch the file, least of all replace one that reads as damaged,
     ///   which may be another program's in-place rewrite caught halfway.
     private func write<Result: Sendable>(
-        changing changedKey: String? = nil,
+        changing changedKeys: [String] = [],
         onlyIfPending: Bool,
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
     ) throws(PreferencesError) -> Result? {
@@ -466,7 +466,7 @@ final class PersistentDomain: Sendable {
             let identityBefore = state.withLock { $0.known?.identity ?? $0.knownFailure }
             if outcome.contents?.identity != identityBefore {
                 var keys = Set(batch.keys).union(replacement?.keys ?? [:].keys)
-                if let changedKey { keys.insert(changedKey) }
+                keys.formUnion(changedKeys)
                 logWrite(keys: keys.sorted(), bytes: outcome.contents?.byteCount ?? 0)
             }
             let shouldDeliver = state.withLock { state -> Bool in

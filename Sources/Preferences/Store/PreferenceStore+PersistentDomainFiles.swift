@@ -40,28 +40,28 @@ extension PreferenceStore {
     ///   file is not replaced, unlike a store's background write), or if the write failed.
     public func setValues(_ changes: [String: PropertyListValue?], at location: PersistentDomainLocation) throws(PreferencesError) {
         let source = try usableFile(at: location)
-        for (key, value) in changes {
-            if let mustDeliver = source.record(value, forKey: key, from: self) {
-                source.finishDeliveries(mustDeliver: mustDeliver)
-            }
+        // Applied inside the locked write, never left pending: a write that fails (a lock
+        // held too long, a full disk) must not be retried behind the caller's back, at exit,
+        // after the caller was told nothing was written.
+        try source.modify(changing: changes.keys.sorted()) { values throws(PreferencesError) in
+            for (key, value) in changes { values[key] = value }
         }
-        try source.flush()
     }
 
     /// Reads, changes and writes a domain's file while holding its lock, so no other process
     /// writes in between: appending to an array, renaming a key.
     ///
     /// `body` gets the file's current values; the file is written only if they changed.
-    /// `changedKey` is the key named in the journald entry for the write.
+    /// `changedKeys` are the keys named in the journald entry for the write.
     ///
     /// - Throws: ``PreferencesError`` without touching the file if it is unusable, or if the
     ///   write failed.
     public func modifyPersistentDomain<Result: Sendable>(
-        at location: PersistentDomainLocation, changing changedKey: String? = nil,
+        at location: PersistentDomainLocation, changing changedKeys: [String] = [],
         _ body: (inout [String: PropertyListValue]) -> Result
     ) throws(PreferencesError) -> Result {
         let source = try usableFile(at: location)
-        return try source.modify(changing: changedKey) { values throws(PreferencesError) -> Result in body(&values) }
+        return try source.modify(changing: changedKeys) { values throws(PreferencesError) -> Result in body(&values) }
     }
 
     /// Replaces a domain's whole contents and writes them durably now; empty values remove
@@ -71,8 +71,10 @@ extension PreferenceStore {
     ///   write failed.
     public func replacePersistentDomain(_ values: [String: PropertyListValue], at location: PersistentDomainLocation) throws(PreferencesError) {
         let source = try usableFile(at: location)
-        source.replaceAll(with: values)
-        try source.flush()
+        // In the locked write, not pending: see setValues(_:at:).
+        try source.modify(changing: Array(Set(values.keys).union(source.currentValues().keys)).sorted()) { current in
+            current = values
+        }
     }
 
     /// The names of the domains in the user directory (or its `ByHost` directory, for this

@@ -181,7 +181,7 @@ extension PreferenceStore {
     /// wait for its own lock). Observers hear of the result after the write, as a change
     /// read from the file.
     public func modify<Result: Sendable>(forKey key: String, _ body: (inout PropertyListValue?) -> Result) throws(PreferencesError) -> Result {
-        try appDomain.modify(changing: key) { values throws(PreferencesError) -> Result in
+        try appDomain.modify(changing: [key]) { values throws(PreferencesError) -> Result in
             var value = values[key]
             let result = body(&value)
             values[key] = value
