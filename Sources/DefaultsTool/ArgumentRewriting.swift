@@ -2,7 +2,8 @@
 ///
 /// ArgumentParser reads `-g` as a short option and `-currentHost` as a cluster of short
 /// flags, so before parsing: a leading `-currentHost` becomes `--current-host` after the
-/// verb, and `-g`/`-globalDomain` in the domain's place become `NSGlobalDomain`. `write`
+/// verb, and the first `-g`/`-globalDomain` (the domain, wherever the verb's options put it)
+/// becomes `NSGlobalDomain`. `write`
 /// reads its own words (its type flags are single-dash too). Any other leading word with a
 /// dash is refused here, clearly, instead of being misread as something else.
 enum ArgumentRewriting {
@@ -41,8 +42,13 @@ enum ArgumentRewriting {
             currentHost = true
             rest.removeFirst()
         }
-        if domainVerbs.contains(verb), let domain = rest.first, domain == "-g" || domain == "-globalDomain" {
-            rest[0] = "NSGlobalDomain"
+        if domainVerbs.contains(verb) {
+            // The domain is the first operand; options such as --json or --format xml may
+            // come before it (except for write, whose words are all its own after the domain).
+            let candidates = verb == "write" ? rest.indices.prefix(1) : rest.indices.prefix(rest.count)
+            if let index = candidates.first(where: { rest[$0] == "-g" || rest[$0] == "-globalDomain" }) {
+                rest[index] = "NSGlobalDomain"
+            }
         }
         if currentHost {
             // Right after the verb: the verbs' parsers read it there, and write's own parser,

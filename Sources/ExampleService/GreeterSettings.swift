@@ -15,6 +15,8 @@ struct GreeterSettings: Equatable, Sendable {
     static let defaultInterval = 5.0
     /// Below this the journal would fill faster than anyone reads it.
     static let shortestInterval = 0.1
+    /// The longest interval: one day.
+    static let longestInterval: Double = 86_400
 
     /// What `register(defaults:)` gets: the values used until someone sets others.
     static var registeredDefaults: [String: Any] {
@@ -38,6 +40,11 @@ struct GreeterSettings: Equatable, Sendable {
         } else if requested < Self.shortestInterval {
             logger.warning("Raising interval \(requested) s to the shortest allowed, \(Self.shortestInterval) s")
             interval = Self.shortestInterval
+        } else if requested > Self.longestInterval {
+            // Far beyond any useful interval, and beyond what converts to whole
+            // milliseconds: clamped rather than trapping on the conversion.
+            logger.warning("Lowering interval \(requested) s to the longest allowed, \(Self.longestInterval) s")
+            interval = Self.longestInterval
         } else {
             interval = requested
         }

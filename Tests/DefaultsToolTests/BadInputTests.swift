@@ -58,6 +58,26 @@ struct BadInputTests {
         try expectUntouched(tool, bytes, inode)
     }
 
+    @Test("output that cannot be written (a full disk behind the redirection) fails with a message, not a trap",
+          arguments: [["read", "com.example.full"], ["export", "com.example.full", "-"]])
+    func unwritableOutput(arguments: [String]) throws {
+        let tool = try ToolFixture()
+        try tool.output(["write", "com.example.full", "k", "v"])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: defaultsPath)
+        process.arguments = arguments
+        process.environment = tool.environment
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 1)
+        #expect(message.contains("standard output could not be written"), "\(message)")
+    }
+
     @Test("an invalid domain name gets a usage hint")
     func domainHint() throws {
         let tool = try ToolFixture()

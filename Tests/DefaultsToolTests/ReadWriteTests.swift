@@ -102,6 +102,9 @@ struct VerbTests {
         #expect(try tool.onDisk(".GlobalPreferences") == ["a": 1, "b": 2, "c": 3])
         #expect(try tool.output(["read", "-g", "b"]) == "2\n")
         #expect(try tool.output(["read", "-globalDomain"]) == "{\n    a = 1;\n    b = 2;\n    c = 3;\n}\n")
+        // Also after the verb's options.
+        #expect(try tool.output(["read", "--json", "-g", "a"]) == "1\n")
+        #expect(try tool.output(["export", "--format", "xml", "-g", "-"]).contains("<key>c</key>"))
     }
 
     @Test("-currentHost reads and writes the by-host file only")

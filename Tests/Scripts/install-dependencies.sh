@@ -9,7 +9,7 @@ set -euo pipefail
 # FUSE file system, where the watcher must poll because inotify misses changes beneath it;
 # systemd provides the systemd-journald and journalctl that Tests/Scripts/with-journald.sh
 # starts and the JournaldLogging tests read back with (util-linux's unshare isolates it).
-packages=(pkg-config libsystemd-dev python3 strace util-linux bindfs systemd)
+packages=(pkg-config libsystemd-dev python3 strace util-linux bindfs systemd procps)
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "error: swift is not on PATH; install a Swift 6.2 or newer toolchain first" >&2

@@ -204,6 +204,16 @@ entry=$(journal_find "$pid" 'e.get("GREETER_RELOAD") == "changed" and e.get("GRE
     fail "no journal entry with GREETER_INTERVAL=0.25 GREETER_RELOAD=changed from PID $pid"
 ok "defaults write interval: StatusText '$expected', greetings logged at the new interval; the service logged the change $(ms_since_last_write "$entry") ms after defaults logged its write (negative: before it)"
 
+# --- an absurd interval is clamped, not fatal ---------------------------------------------------
+"$defaults" write "$domain" interval -float 1e300 || fail "defaults write $domain interval -float 1e300 failed"
+expected='Greeting "Bonjour" every 86400 s'
+wait_until 2 status_is "$expected" || fail "2 s after defaults write interval 1e300, StatusText is '$(show StatusText)', expected '$expected'"
+[[ $(show ActiveState) == active && $(show MainPID) == "$pid" ]] ||
+    fail "after interval 1e300: ActiveState=$(show ActiveState) MainPID=$(show MainPID), expected active and PID $pid"
+"$defaults" write "$domain" interval -float 0.25 || fail "defaults write $domain interval -float 0.25 failed"
+wait_until 2 status_is 'Greeting "Bonjour" every 0.25 s' || fail "the interval did not return to 0.25 s"
+ok "defaults write interval 1e300: clamped to a day ('$expected'), same PID, still active"
+
 # --- systemctl --user reload: SIGHUP re-reads now ---------------------------------------------
 systemctl --user reload "$unit" || fail "systemctl --user reload $unit failed"
 wait_until 2 found_in_journal "$pid" 'e.get("GREETER_RELOAD") == "requested" and e["MESSAGE"].startswith("Reloaded: ")' ||
