@@ -1,3 +1,4 @@
+import Dispatch
 public import Logging
 public import Preferences
 public import ServiceLifecycle
@@ -48,12 +49,14 @@ public struct PreferencesFlushService: Service {
             try await cancelWhenGracefulShutdown {
                 while true {
                     try await Task.sleep(for: interval)
-                    for store in stores {
-                        do throws(PreferencesError) {
-                            try store.flush()
-                        } catch {
-                            // The store keeps the changes and retries; say so once per attempt.
-                            logger.error("Could not write preferences domain \(store.domain): \(error)")
+                    await Self.offThePool {
+                        for store in stores {
+                            do throws(PreferencesError) {
+                                try store.flush()
+                            } catch {
+                                // The store keeps the changes and retries; say so once per attempt.
+                                logger.error("Could not write preferences domain \(store.domain): \(error)")
+                            }
                         }
                     }
                 }
@@ -61,8 +64,28 @@ public struct PreferencesFlushService: Service {
         } catch is CancellationError {
             // Graceful shutdown or cancellation: fall through to the final flush.
         }
-        try flushAll()
+        let failure = await Self.offThePool { () -> PreferencesError? in
+            do throws(PreferencesError) {
+                try flushAll()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
     }
+
+    /// Runs blocking work (a flush syncs files and may wait up to the lock timeout for
+    /// another process) on a queue of its own, so it never holds one of the few threads of
+    /// Swift's cooperative pool, which signal handling and every other task share.
+    private static func offThePool<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async -> Result {
+        await withCheckedContinuation { continuation in
+            flushQueue.async { continuation.resume(returning: work()) }
+        }
+    }
+
+    /// The queue blocking flushes run on.
+    private static let flushQueue = DispatchQueue(label: "swift-preferences.service-flush")
 
     /// Flushes every store, trying all of them even after a failure.
     private func flushAll() throws(PreferencesError) {

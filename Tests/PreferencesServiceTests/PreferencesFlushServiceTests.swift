@@ -5,6 +5,7 @@ import Preferences
 import PreferencesService
 import PropertyList
 import ServiceLifecycle
+import Synchronization
 import Testing
 import TestSupport
 
@@ -64,5 +65,60 @@ struct PreferencesFlushServiceTests {
         await group.triggerGracefulShutdown()
         let error = await #expect(throws: PreferencesError.self) { try await group.run() as Void }
         #expect(error?.code == .notRegularFile)
+    }
+
+    @Test("while running it flushes every interval, logs a failed flush and keeps going, and the next flush succeeds")
+    func periodicFlushRetries() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(in: directory)
+        let path = directory.file("preferences/\(domain).plist").path
+        // A FIFO where the domain file belongs makes every write fail until it is removed.
+        try FileManager.default.createDirectory(at: directory.file("preferences"), withIntermediateDirectories: true)
+        #expect(mkfifo(path, 0o600) == 0)
+        store.set("pending", forKey: "k")
+        let messages = CapturedMessages()
+        let capturing = Logger(label: "flush-test") { _ in CapturingLogHandler(messages: messages) }
+        let flush = PreferencesFlushService(stores: [store], interval: .milliseconds(20), logger: capturing)
+        let group = ServiceGroup(services: [flush], logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            // At least two periodic attempts fail and are logged; the service keeps running.
+            for _ in 0..<500 where messages.count(containing: "Could not write preferences domain") < 2 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(messages.count(containing: "Could not write preferences domain") >= 2)
+            #expect(unlink(path) == 0)
+            for _ in 0..<500 where (try? onDisk(directory)) != ["k": "pending"] {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(try onDisk(directory) == ["k": "pending"])
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+}
+
+/// The messages a ``CapturingLogHandler`` received.
+private final class CapturedMessages: Sendable {
+    private let messages = Mutex<[String]>([])
+
+    func append(_ message: String) { messages.withLock { $0.append(message) } }
+
+    func count(containing text: String) -> Int { messages.withLock { $0.filter { $0.contains(text) }.count } }
+}
+
+/// A log handler that keeps every message, to check what a service logged.
+private struct CapturingLogHandler: LogHandler {
+    let messages: CapturedMessages
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        messages.append(event.message.description)
     }
 }
