@@ -35,8 +35,9 @@ if [[ $mode == smoke ]]; then
     export SWIFT_PREFERENCES_BENCHMARK_SMOKE=1
 fi
 
-log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
+# report.sh reads the tables back from a copy of the log.
+log="${SWIFT_PREFERENCES_BENCHMARK_LOG:-$(mktemp)}"
+[[ -n ${SWIFT_PREFERENCES_BENCHMARK_LOG:-} ]] || trap 'rm -f "$log"' EXIT
 
 start=$SECONDS
 set +e
