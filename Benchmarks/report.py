@@ -135,7 +135,9 @@ for label in ["1-key", "1,000-key"]:
     row(f"`set` + durable `flush()`, {label} domain", fmt(ours),
         f"UserDefaults set + synchronize {fmt(peer)} ({ratio(peer, ours)}; not durable: no fsync, no rename)")
 writes = bench("Store: coalescing, 10,000 sets then flush(), 1,000-key domain (ours)", "file writes")
-row("coalescing: 10,000 sets + flush → file writes", "—" if writes is None else f"{writes:g}", "—")
+coalescing_time = bench("Store: coalescing, 10,000 sets then flush(), 1,000-key domain (ours)")
+row("coalescing: 10,000 sets + flush → file writes",
+    "—" if writes is None else f"{writes:g} write(s) in {fmt(coalescing_time)}", "—")
 
 for name in ["1,000-key mixed dictionary", "1 MiB domain"]:
     for direction in ["decode", "encode"]:
@@ -196,6 +198,8 @@ lines = [
     f"- machine: {cpu_model()}, {os.cpu_count()} cores, {memory()} memory",
     f"- system: {' '.join(platform.uname()[i] for i in (0, 2, 4))}",
     f"- toolchain: {swift_version()}",
+    f"- load average (1, 5, 15 min) at the start: {' '.join(read_fields('load-start.txt') or ['?'])}; "
+    f"at the end: {' '.join(read_fields('load-end.txt') or ['?'])} (2 cores: above 2, other work competed with the run)",
     "",
     "Medians (p50) unless the row says otherwise; a ratio is the peer's figure over ours (above 1× means we are",
     "faster). Peers run in the same command on the same machine: corelibs-Foundation's `UserDefaults` and",

@@ -28,6 +28,8 @@ fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+# Other work on the machine skews every figure: the report shows the load before and after.
+cut -d' ' -f1-3 /proc/loadavg >"$work/load-start.txt"
 
 if [[ $mode == smoke ]]; then
     export SWIFT_PREFERENCES_BENCHMARK_SMOKE=1
@@ -50,6 +52,7 @@ harness="$(swift build -c release --show-bin-path)/cross-process-latency"
 echo "dconf (peer): cached read, $changes changes to 1 watcher, $(((changes + 4) / 5)) to 16"
 bash "$here/Peers/dconf/run.sh" "$work" "$changes" "$rounds"
 
+cut -d' ' -f1-3 /proc/loadavg >"$work/load-end.txt"
 /usr/bin/python3 "$here/report.py" "$work" "$out_markdown" "$out_png"
 [[ -s $out_png ]] || { echo "report: no plot written" >&2; exit 1; }
 if [[ $mode == smoke ]]; then

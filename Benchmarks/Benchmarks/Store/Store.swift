@@ -31,6 +31,7 @@ let benchmarks: @Sendable () -> Void = {
         metrics: [.wallClock, .mallocCountTotal],
         timeUnits: .microseconds,
         warmupIterations: smoke ? 0 : 3,
+        scalingFactor: .one,
         maxDuration: smoke ? .milliseconds(20) : .seconds(3),
         maxIterations: smoke ? 2 : 1_000
     )
@@ -171,7 +172,7 @@ let benchmarks: @Sendable () -> Void = {
         "Store: coalescing, 10,000 sets then flush(), 1,000-key domain (ours)",
         configuration: .init(
             metrics: [.wallClock, .custom("file writes", polarity: .prefersSmaller, useScalingFactor: false)],
-            timeUnits: .milliseconds, warmupIterations: 0,
+            timeUnits: .milliseconds, warmupIterations: 0, scalingFactor: .one,
             maxDuration: smoke ? .milliseconds(20) : .seconds(3), maxIterations: smoke ? 1 : 20)
     ) { benchmark in
         let (store, directory) = StoreFixture.openFreshWithDirectory(keys: 1_000)
