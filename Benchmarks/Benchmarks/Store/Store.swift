@@ -11,6 +11,8 @@ import Preferences
 /// `SWIFT_PREFERENCES_BENCHMARK_SMOKE=1` for a smoke run.
 let benchmarks: @Sendable () -> Void = {
     let smoke = ProcessInfo.processInfo.environment["SWIFT_PREFERENCES_BENCHMARK_SMOKE"] != nil
+    // Registered before any store exists, so it runs after the stores' own exit flushes.
+    atexit { StoreFixture.removeFiles() }
     let perOperation = Benchmark.Configuration(
         metrics: [.wallClock, .mallocCountTotal],
         timeUnits: .nanoseconds,
@@ -268,9 +270,30 @@ final class StoreFixture: Sendable {
         foundation.set(true, forKey: "Enabled")
     }
 
+    /// Every directory a benchmark makes lives in this one, removed at exit.
+    static var parentDirectory: String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("swift-preferences-benchmark-\(getpid())").path
+    }
+
     static func freshDirectory() -> String {
-        FileManager.default.temporaryDirectory
-            .appendingPathComponent("swift-preferences-benchmark-\(getpid())-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: parentDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return parentDirectory + "/\(UUID().uuidString)"
+    }
+
+    /// The suite names of this process's `UserDefaults` start with this.
+    static var foundationSuitePrefix: String { "com.example.benchmark.foundation.\(getpid())." }
+
+    /// Removes this process's domain directories and the files corelibs-Foundation wrote
+    /// for its `UserDefaults` suites (`$XDG_CONFIG_HOME` or `~/.config`, `<suite>.plist`).
+    static func removeFiles() {
+        let files = FileManager.default
+        try? files.removeItem(atPath: parentDirectory)
+        let environment = ProcessInfo.processInfo.environment
+        let configuration = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? files.homeDirectoryForCurrentUser.appendingPathComponent(".config").path
+        for name in (try? files.contentsOfDirectory(atPath: configuration)) ?? [] where name.hasPrefix(foundationSuitePrefix) {
+            try? files.removeItem(atPath: configuration + "/" + name)
+        }
     }
 
     static func open(directory: String) -> PreferenceStore {
@@ -302,7 +325,7 @@ final class StoreFixture: Sendable {
 
     /// A new `UserDefaults` suite of `keys` keys.
     static func foundationFresh(keys: Int) -> UserDefaults {
-        let suite = "com.example.benchmark.foundation.\(getpid()).\(UUID().uuidString)"
+        let suite = foundationSuitePrefix + UUID().uuidString
         guard let defaults = UserDefaults(suiteName: suite) else { fatalError("no UserDefaults suite") }
         for index in 0..<keys {
             defaults.set("value \(index)", forKey: "key\(index)")
