@@ -39,6 +39,14 @@ let package = Package(
             swiftSettings: [.treatAllWarnings(as: .error)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Not a package-benchmark target (it runs processes of its own): run by
+        // Benchmarks/report.sh for the cross-process latency and its raw samples.
+        .executableTarget(
+            name: "cross-process-latency",
+            dependencies: [.product(name: "Preferences", package: "swift-preferences")],
+            path: "Harness/CrossProcess",
+            swiftSettings: [.treatAllWarnings(as: .error)]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,257 @@
+#!/usr/bin/python3
+"""Writes RESULTS.md and the latency plot from one benchmark run (called by report.sh).
+
+    report.py WORK-DIR OUT-MARKDOWN OUT-PNG
+
+WORK-DIR holds benchmarks.log (package-benchmark's tables), ours-latency-{1,16}.txt and
+ours-samples-{1,16}.txt (Harness/CrossProcess), and dconf-read.txt,
+dconf-latency-{1,16}.txt and dconf-samples-{1,16}.txt (Peers/dconf).
+"""
+import datetime
+import os
+import platform
+import re
+import subprocess
+import sys
+
+work, out_markdown, out_png = sys.argv[1:4]
+
+# ---- package-benchmark's tables: the p50 of each metric, per benchmark ----
+UNITS = {"ns": 1.0, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
+medians = {}  # name -> {"time_ns": .., "mallocs": .., "file writes": ..}
+current = None
+with open(os.path.join(work, "benchmarks.log"), encoding="utf-8") as log:
+    for line in log:
+        line = line.rstrip("\n")
+        if re.match(r"^(Codec|Hostile input|Store): ", line):
+            current = line.strip()
+            medians.setdefault(current, {})
+            continue
+        if current is None or not line.startswith("│"):
+            continue
+        cells = [cell.strip() for cell in line.strip("│").split("│")]
+        if len(cells) < 4 or cells[0] == "Metric":
+            continue
+        metric, p50 = cells[0], cells[3]
+        try:
+            value = float(p50.replace(",", ""))
+        except ValueError:
+            continue
+        # Large figures are printed with a suffix (K, M) by some versions.
+        time = re.match(r"Time \(wall clock\) \((\w+)\)", metric)
+        if time:
+            medians[current]["time_ns"] = value * UNITS.get(time.group(1), 1.0)
+        elif metric.startswith("Malloc (total)"):
+            medians[current]["mallocs"] = value
+        elif metric.startswith("file writes"):
+            medians[current]["file writes"] = value
+
+
+def bench(name, field="time_ns"):
+    return medians.get(name, {}).get(field)
+
+
+def read_fields(name):
+    path = os.path.join(work, name)
+    if not os.path.exists(path):
+        return None
+    with open(path) as handle:
+        return handle.read().split()
+
+
+def latency(name):
+    fields = read_fields(name)  # latency-us p50 p99 p999 max count
+    if not fields:
+        return None
+    return {"p50": float(fields[1]) * 1e3, "p99": float(fields[2]) * 1e3, "p999": float(fields[3]) * 1e3,
+            "max": float(fields[4]) * 1e3, "count": int(fields[5])}
+
+
+def samples(name):
+    path = os.path.join(work, name)
+    if not os.path.exists(path):
+        return []
+    with open(path) as handle:
+        return [float(line) for line in handle if line.strip()]
+
+
+def fmt(ns):
+    if ns is None:
+        return "—"
+    if ns < 1e3:
+        return f"{ns:.0f} ns" if ns >= 10 else f"{ns:.1f} ns"
+    if ns < 1e6:
+        return f"{ns / 1e3:.2f} µs" if ns < 1e4 else f"{ns / 1e3:.0f} µs"
+    return f"{ns / 1e6:.2f} ms" if ns < 1e8 else f"{ns / 1e9:.2f} s"
+
+
+def ratio(peer, ours):
+    if peer is None or ours is None or ours == 0:
+        return "—"
+    return f"{peer / ours:.1f}×"
+
+
+rows = []  # (figure, ours, peers text, target, met)
+
+
+def row(figure, ours, peers, target=None, met=None):
+    verdict = "—" if met is None else ("**met**" if met else "**missed**")
+    rows.append((figure, ours, peers, target or "—", verdict))
+
+
+foundation_read = bench("Store: cached bool(forKey:) (Foundation UserDefaults)")
+dconf_read_fields = read_fields("dconf-read.txt")
+dconf_read = float(dconf_read_fields[1]) if dconf_read_fields else None
+
+
+def read_peers(ours):
+    return (f"UserDefaults {fmt(foundation_read)} ({ratio(foundation_read, ours)}); "
+            f"dconf {fmt(dconf_read)} ({ratio(dconf_read, ours)})")
+
+
+for label, name, target in [
+    ("cached `bool` by string key", "Store: cached bool(forKey:) by string key (ours)", 60),
+    ("cached `integer` by string key", "Store: cached integer(forKey:) by string key (ours)", 60),
+    ("cached `string` by string key", "Store: cached string(forKey:) by string key (ours)", 60),
+    ("cached `bool` by typed key", "Store: cached read by typed key (ours)", 10),
+    ("cached `integer` by typed key", "Store: cached integer read by typed key (ours)", 10),
+    ("cached `string` by typed key", "Store: cached string read by typed key (ours)", 10),
+    ("cached `bool` by string key, 2 threads", "Store: cached bool(forKey:) by string key, 2 threads (ours)", 60),
+    ("cached `bool` by typed key, 2 threads", "Store: cached read by typed key, 2 threads (ours)", 10),
+]:
+    ours = bench(name)
+    mallocs = bench(name, "mallocs")
+    met = None if ours is None else (ours <= target and (mallocs or 0) == 0)
+    shown = fmt(ours) if mallocs is None else f"{fmt(ours)}, {mallocs:g} mallocs"
+    row(label, shown, read_peers(ours), f"≤ {target} ns, 0 mallocs", met)
+
+ours_set = bench("Store: set(_:forKey:) Int (ours)")
+foundation_set = bench("Store: set(_:forKey:) Int (Foundation UserDefaults)")
+row("`set` (in memory)", fmt(ours_set), f"UserDefaults {fmt(foundation_set)} ({ratio(foundation_set, ours_set)})",
+    "≤ 1 µs", None if ours_set is None else ours_set <= 1e3)
+for label in ["1-key", "1,000-key"]:
+    ours = bench(f"Store: set + flush(), {label} domain (ours)")
+    peer = bench(f"Store: set + synchronize(), {label} domain (Foundation UserDefaults)")
+    row(f"`set` + durable `flush()`, {label} domain", fmt(ours),
+        f"UserDefaults set + synchronize {fmt(peer)} ({ratio(peer, ours)}; not durable: no fsync, no rename)")
+writes = bench("Store: coalescing, 10,000 sets then flush(), 1,000-key domain (ours)", "file writes")
+coalescing_time = bench("Store: coalescing, 10,000 sets then flush(), 1,000-key domain (ours)")
+row("coalescing: 10,000 sets + flush → file writes",
+    "—" if writes is None else f"{writes:g} write(s) in {fmt(coalescing_time)}", "—")
+
+for name in ["1,000-key mixed dictionary", "1 MiB domain"]:
+    for direction in ["decode", "encode"]:
+        ours = bench(f"Codec: {direction} {name} (ours)")
+        peer = bench(f"Codec: {direction} {name} (Foundation PropertyListSerialization)")
+        met = None if ours is None or peer is None else peer / ours >= 10
+        row(f"codec: {direction} {name}", fmt(ours), f"PropertyListSerialization {fmt(peer)} ({ratio(peer, ours)})",
+            "≥ 10× PropertyListSerialization", met)
+
+cold = bench("Store: cold open, first read of a 1,000-key domain (ours)")
+row("cold open: first read of a 1,000-key domain", fmt(cold), "—", "≤ 1 ms", None if cold is None else cold <= 1e6)
+
+for watchers in [1, 16]:
+    ours = latency(f"ours-latency-{watchers}.txt")
+    peer = latency(f"dconf-latency-{watchers}.txt")
+    what = "cross-process set → callback" if watchers == 1 else "fan-out to 16 watching processes"
+    for p, label, target in [("p50", "p50", 0.7e6), ("p99", "p99", 3e6), ("p999", "p99.9", None)]:
+        o = ours[p] if ours else None
+        d = peer[p] if peer else None
+        count = f", {ours['count']} samples" if ours and p == "p50" else ""
+        row(f"{what}, {label}{count}", fmt(o), f"dconf {fmt(d)} ({ratio(d, o)})",
+            f"≤ {fmt(target)}" if target and watchers == 1 else None,
+            (None if o is None else o <= target) if target and watchers == 1 else None)
+
+# ---- machine ----
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def swift_version():
+    try:
+        return subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    except (OSError, IndexError):
+        return "unknown"
+
+
+def memory():
+    with open("/proc/meminfo") as handle:
+        kib = int(handle.readline().split()[1])
+    return f"{kib / 1024 / 1024:.0f} GiB"
+
+
+smoke = os.environ.get("SWIFT_PREFERENCES_BENCHMARK_SMOKE") is not None
+now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+lines = [
+    "# swift-preferences benchmark results",
+    "",
+    "Written by `bash Benchmarks/report.sh` (do not edit by hand)." + (" **Smoke run: a few iterations, figures mean nothing.**" if smoke else ""),
+    "",
+    f"- date: {now}",
+    f"- machine: {cpu_model()}, {os.cpu_count()} cores, {memory()} memory",
+    f"- system: {' '.join(platform.uname()[i] for i in (0, 2, 4))}",
+    f"- toolchain: {swift_version()}",
+    f"- load average (1, 5, 15 min) at the start: {' '.join(read_fields('load-start.txt') or ['?'])}; "
+    f"at the end: {' '.join(read_fields('load-end.txt') or ['?'])} (2 cores: above 2, other work competed with the run)",
+    "",
+    "Medians (p50) unless the row says otherwise; a ratio is the peer's figure over ours (above 1× means we are",
+    "faster). Peers run in the same command on the same machine: corelibs-Foundation's `UserDefaults` and",
+    "`PropertyListSerialization`, and GNOME dconf 0.40 through its own client library",
+    "(`Benchmarks/Peers/dconf/dconf-probe.c`: `dconf_client_read`, `dconf_client_write_fast` → `changed` signal,",
+    "private session bus and `dconf-service`). Cross-process rows: writer sets one key to its `CLOCK_MONOTONIC`",
+    "time, each watching process reports `now − value` in its change callback; ours goes through a durable flush",
+    "(fsync + rename) every time. Foundation's `UserDefaults` has no cross-process notification, so it has no row there.",
+    "",
+    "| figure | ours | peers (ratio) | target | |",
+    "|---|---|---|---|---|",
+]
+for figure, ours, peers, target, verdict in rows:
+    lines.append(f"| {figure} | {ours} | {peers} | {target} | {verdict} |")
+
+lines += ["", f"![cross-process latency, ours beside dconf]({os.path.basename(out_png)})", ""]
+
+# ---- the plot ----
+series = [(f"ours, 1 watcher", samples("ours-samples-1.txt")), ("dconf, 1 watcher", samples("dconf-samples-1.txt")),
+          ("ours, 16 watchers", samples("ours-samples-16.txt")), ("dconf, 16 watchers", samples("dconf-samples-16.txt"))]
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, 2, figsize=(12, 4.8))
+    colors = {"ours": "tab:blue", "dconf": "tab:orange"}
+    for label, values in series:
+        if not values:
+            continue
+        values = sorted(v / 1000 for v in values)  # ms
+        n = len(values)
+        style = "-" if "1 watcher" in label else "--"
+        color = colors[label.split(",")[0]]
+        axes[0].hist(values, bins=[i * 0.1 for i in range(0, 101)], histtype="step", label=label, color=color, linestyle=style)
+        axes[1].plot(values, [(i + 1) / n for i in range(n)], style, label=label, color=color)
+    axes[0].set_xlabel("set → callback in another process (ms)")
+    axes[0].set_ylabel("changes")
+    axes[0].set_title("distribution (0–10 ms)")
+    axes[1].set_xscale("log")
+    axes[1].set_xlabel("set → callback in another process (ms, log)")
+    axes[1].set_ylabel("fraction of changes at or below")
+    axes[1].set_title("cumulative")
+    for ax in axes:
+        ax.legend()
+        ax.grid(alpha=0.3)
+    figure.suptitle(f"Cross-process change latency, swift-preferences (durable writes) vs dconf — {now}")
+    figure.tight_layout()
+    figure.savefig(out_png, dpi=100)
+except ImportError:
+    lines.append("(no plot: python3-matplotlib is not installed)")
+
+with open(out_markdown, "w", encoding="utf-8") as handle:
+    handle.write("\n".join(lines) + "\n")
+print(f"wrote {out_markdown} and {out_png}")
