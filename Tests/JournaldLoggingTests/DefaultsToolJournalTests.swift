@@ -25,4 +25,29 @@ struct DefaultsToolJournalTests {
         #expect(entry["PREFERENCES_PATH"] == [directory.file("preferences/\(domain).plist").path])
         #expect(entry["SYSLOG_IDENTIFIER"] == ["defaults"])
     }
+
+    @Test("reading an XML plist by path logs no error: it is not a damaged binary domain file")
+    func xmlReadIsQuiet() throws {
+        let directory = try TemporaryDirectory()
+        let environment = [
+            "PREFERENCES_HOME": directory.file("preferences").path, "PREFERENCES_SYSTEM_DIR": directory.file("system").path,
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+        ]
+        let defaults = builtProductsDirectory.appendingPathComponent("defaults").path
+        let path = directory.file("exported.plist").path
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>a</key><integer>1</integer></dict></plist>
+            """
+        try Data(xml.utf8).write(to: URL(fileURLWithPath: path))
+        let read = try run(defaults, ["read", path, "a"], environment: environment)
+        #expect(read.status == 0, "\(read.output)")
+        #expect(read.output == "1\n")
+        // A later process's entry: once it is in the journal, anything the read logged is too.
+        let marker = "com.example.journal.marker" + String(UInt32.random(in: 0...UInt32.max))
+        #expect(try run(defaults, ["write", marker, "k", "v"], environment: environment).status == 0)
+        #expect(try JournalReader.entries(where: "PREFERENCES_DOMAIN", is: marker, count: 1).count == 1)
+        let logged = try run("journalctl", ["-o", "json", "--no-pager", "PREFERENCES_PATH=\(path)"])
+        #expect(!logged.output.contains("{"), "the read logged: \(logged.output)")
+    }
 }

@@ -20,6 +20,12 @@ extension PreferenceStore {
     /// - Throws: ``PreferencesError`` if the file is unusable: corrupt, not a dictionary, a
     ///   link, someone else's, writable by others, too large or unreadable.
     public func persistentDomainValues(at location: PersistentDomainLocation) throws(PreferencesError) -> [String: PropertyListValue]? {
+        // A plist named by path is often XML or text (written by another tool): read it as
+        // such directly, so the domain-file reader does not log it as a damaged binary file.
+        if location.isFile, let path = filePath(of: location), Self.isRegularNonBinaryFile(path) {
+            let entries = try PropertyListFile.readDictionary(at: URL(fileURLWithPath: path))
+            return entries.isEmpty ? nil : entries
+        }
         let source = try persistentDomainFile(at: location)
         let values = source.currentValues()
         if let problem = source.problem {
@@ -107,6 +113,18 @@ extension PreferenceStore {
     }
 
     // MARK: Files
+
+    /// Whether `path` is a regular file (not a link, FIFO or device, which the domain-file
+    /// reader refuses safely) whose first bytes are not a binary property list's.
+    private static func isRegularNonBinaryFile(_ path: String) -> Bool {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            attributes[.type] as? FileAttributeType == .typeRegular,
+            let handle = FileHandle(forReadingAtPath: path)
+        else { return false }
+        defer { try? handle.close() }
+        let start = (try? handle.read(upToCount: 6)) ?? Data()
+        return !start.isEmpty && start != Data("bplist".utf8)
+    }
 
     /// The process's shared persistent domain for a location.
     func persistentDomainFile(at location: PersistentDomainLocation) throws(PreferencesError) -> PersistentDomain {
