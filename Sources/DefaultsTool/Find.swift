@@ -6,7 +6,7 @@ import PropertyList
 
 /// `defaults find word`.
 struct Find: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Find every key whose name or value contains a word (ignoring case), in every domain.")
+    static let configuration = CommandConfiguration(abstract: "Find every domain, key or value that contains a word (ignoring case).")
 
     @OptionGroup var host: HostOptions
     @Argument(help: "The word to look for.") var word: String
@@ -24,7 +24,8 @@ struct Find: ParsableCommand {
                 Output.error("\(error)")
                 continue
             }
-            let matches = (values ?? [:]).filter { key, value in contains(key) || contains(value) }
+            // As Apple's tool does, a domain whose name contains the word matches whole.
+            let matches = contains(name) ? (values ?? [:]) : (values ?? [:]).filter { key, value in contains(key) || contains(value) }
             guard !matches.isEmpty else { continue }
             found = true
             Output.line("Found \(matches.count) keys in domain '\(name)': " + OpenStepPropertyListEncoder().encode(.dictionary(matches)))

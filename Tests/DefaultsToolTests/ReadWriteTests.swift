@@ -192,7 +192,7 @@ struct VerbTests {
         #expect(try tool.output(["domains"]) == "com.a, com.b, org.c\n")
     }
 
-    @Test("find lists the keys whose name or value contains the word, per domain")
+    @Test("find lists the domains, keys and values that contain the word, per domain")
     func find() throws {
         let tool = try ToolFixture()
         try tool.output(["write", "com.a", "Greeting", "Hello"])
@@ -211,6 +211,14 @@ struct VerbTests {
 
             """)
         #expect(try tool.output(["find", "absent"]) == "Found no keys matching 'absent'\n")
+        // A domain whose name matches is listed whole.
+        #expect(try tool.output(["find", "COM.A"]) == """
+            Found 2 keys in domain 'com.a': {
+                Greeting = Hello;
+                other = nothing;
+            }
+
+            """)
     }
 
     @Test("help lists the verbs; help VERB and VERB --help explain one")
