@@ -40,6 +40,9 @@ struct Export: ParsableCommand {
         }
         do {
             try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+            // Preferences can hold tokens and paths: the export is as private as the domain
+            // file it came from (0600), not readable by everyone as a new file would be.
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         } catch {
             throw DefaultsFailure("cannot write \(path): \(error.localizedDescription)")
         }

@@ -28,6 +28,8 @@ struct ExportImportTests {
         let file = tool.directory.file("export.plist").path
         try tool.output(["export", "com.example.all", file])
         #expect(FileManager.default.contents(atPath: file)?.starts(with: Array("bplist00".utf8)) == true)
+        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+        #expect(mode == 0o600, "exports are as private as domain files")
         try tool.output(["import", "com.example.copy", file])
         #expect(try tool.onDisk("com.example.copy") == Self.everything.dictionaryValue)
     }
