@@ -30,6 +30,7 @@ struct MappingTests {
         #expect(config.string(forKey: "log.level") == "nested", "the more deeply nested value wins")
         #expect(config.string(forKey: "http") == nil, "a dictionary is not a value")
         #expect(config.int(forKey: "http.missing") == nil)
+        try store.flush()   // before the directory goes away
     }
 
     @Test("dates read as ISO 8601 strings in UTC")
@@ -43,6 +44,7 @@ struct MappingTests {
         #expect(config.string(forKey: "whole") == "2026-11-18T11:06:40Z")
         #expect(config.string(forKey: "fractional") == "2026-11-18T11:06:40.250Z")
         #expect(throws: PreferencesConfigurationError.self) { try provider.value(forKey: ["whole"], type: .int) }
+        try store.flush()
     }
 
     @Test("numbers, booleans and strings convert where exact; anything else throws")
@@ -75,6 +77,7 @@ struct MappingTests {
         }
         // A reader treats a mistyped value as missing and falls back to the default.
         #expect(ConfigReader(provider: provider).int(forKey: "half", default: 7) == 7)
+        try store.flush()
     }
 
     @Test("the whole search list applies: registered defaults and the global domain")

@@ -43,34 +43,9 @@ final class ProviderFixture {
     /// The file that holds `domain`.
     func domainFile(_ domain: String) -> String { "\(userDirectory)/\(domain).plist" }
 
-    /// Runs a built program to completion and requires success.
-    ///
-    /// Waits without blocking a thread: tests run in parallel on a small cooperative pool,
-    /// and a blocked pool thread would delay the very watch deliveries the tests time.
+    /// Runs a built program with this fixture's environment; see ``runProgram(_:_:environment:input:)``.
     func run(_ program: String, _ arguments: [String], input: Data? = nil) async throws {
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            let process = Process()
-            process.executableURL = builtProductsDirectory.appendingPathComponent(program)
-            process.arguments = arguments
-            process.environment = environment
-            process.standardOutput = FileHandle.nullDevice
-            let stdin = Pipe()
-            process.standardInput = input == nil ? FileHandle.nullDevice : stdin
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                continuation.resume(throwing: error)
-                return
-            }
-            if let input {
-                stdin.fileHandleForWriting.write(input)
-                try? stdin.fileHandleForWriting.close()
-            }
-        }
-        guard status == 0 else {
-            throw FixtureFailure(description: "\(program) \(arguments) exited \(status)")
-        }
+        try await runProgram(program, arguments, environment: environment, input: input)
     }
 
     /// Runs the real `defaults` tool to completion and requires success.
@@ -82,4 +57,34 @@ final class ProviderFixture {
 /// A helper process failed.
 struct FixtureFailure: Error, CustomStringConvertible {
     var description: String
+}
+
+/// Runs a program built next to the test bundle to completion and requires success.
+///
+/// Waits without blocking a thread: tests run in parallel on a small cooperative pool,
+/// and a blocked pool thread would delay the very watch deliveries the tests time.
+func runProgram(_ program: String, _ arguments: [String], environment: [String: String], input: Data? = nil) async throws {
+    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+        let process = Process()
+        process.executableURL = builtProductsDirectory.appendingPathComponent(program)
+        process.arguments = arguments
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        let stdin = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
+        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+        do {
+            try process.run()
+        } catch {
+            continuation.resume(throwing: error)
+            return
+        }
+        if let input {
+            stdin.fileHandleForWriting.write(input)
+            try? stdin.fileHandleForWriting.close()
+        }
+    }
+    guard status == 0 else {
+        throw FixtureFailure(description: "\(program) \(arguments) exited \(status)")
+    }
 }

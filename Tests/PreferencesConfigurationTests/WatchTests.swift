@@ -1,0 +1,141 @@
+import Configuration
+import Foundation
+import Glibc
+import Preferences
+import PreferencesConfiguration
+import Testing
+
+@Suite("Watching a domain through swift-configuration")
+struct WatchTests {
+    @Test("a ConfigReader watch sees another process's defaults write within 1 s")
+    func crossProcessWatch() async throws {
+        let fixture = try ProviderFixture()
+        let domain = "com.example.watch"
+        try await fixture.defaults(["write", domain, "http", "-dict", "timeout", "-int", "0"])
+        let reader = ConfigReader(provider: try fixture.provider(domain))
+        let arrivals = Arrivals<Int>()
+        let rounds = 20
+        var latencies: [Double] = []
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await reader.watchInt(forKey: "http.timeout", default: -1) { updates in
+                    for await timeout in updates {
+                        arrivals.append(timeout)
+                        if timeout == rounds { return }
+                    }
+                }
+            }
+            defer { group.cancelAll() }
+            #expect(await arrivals.arrival(of: 0, before: Date() + 5) != nil, "the current value comes first")
+            for round in 1...rounds {
+                try await fixture.defaults(["write", domain, "http", "-dict-add", "timeout", "-int", "\(round)"])
+                let exited = Date()
+                guard let arrived = await arrivals.arrival(of: round, before: exited + 1) else {
+                    Issue.record("round \(round): no update within 1 s of defaults exiting; got \(arrivals.values)")
+                    return
+                }
+                // From the rename that replaced the file (its inode's status-change time; the
+                // modification time would add the writer's fsync) to the watcher's loop
+                // receiving the value.
+                latencies.append(arrived.timeIntervalSince(try statusChangeTime(fixture.domainFile(domain))))
+            }
+            try await group.next()
+        }
+        #expect(arrivals.values == Array(0...rounds), "each value once, in order")
+        let sorted = latencies.sorted()
+        if !sorted.isEmpty {
+            print(
+                "measured: rename by defaults write → ConfigReader.watchInt update, \(sorted.count) rounds: "
+                    + "p50 \(milliseconds(sorted[sorted.count / 2])) ms, max \(milliseconds(sorted.last!)) ms")
+        }
+    }
+
+    @Test("a snapshot never mixes two versions of the domain")
+    func snapshotConsistency() async throws {
+        let fixture = try ProviderFixture()
+        let domain = "com.example.pairs"
+        let writes = 300
+        let provider = try fixture.provider(domain)
+        let reader = ConfigReader(provider: provider)
+        let watched = Arrivals<Int>()
+        let mixed = Arrivals<String>()
+        var polled = Set<Int?>()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await reader.watchSnapshot { updates in
+                    for await snapshot in updates {
+                        guard let first = Self.check(snapshot, "watched", mixed) else { continue }
+                        watched.append(first)
+                        if first == writes { return }
+                    }
+                }
+            }
+            defer { group.cancelAll() }
+            let environment = fixture.environment
+            group.addTask {
+                try await runProgram("PreferencesWorker", ["set-pairs", domain, "\(writes)"], environment: environment)
+            }
+            // Poll snapshots as fast as we can while the other process writes.
+            while await watched.arrival(of: writes, before: Date()) == nil {
+                polled.insert(Self.check(reader.snapshot(), "polled", mixed))
+                await Task.yield()
+            }
+            try await group.next()
+            try await group.next()
+        }
+        #expect(mixed.values.isEmpty, "\(mixed.values.prefix(5))")
+        let seen = watched.values
+        #expect(seen == seen.sorted(), "watched snapshots arrive in the order the domain changed")
+        #expect(seen.last == writes)
+        #expect(polled.count > 2, "the poller saw the domain change while it read")
+        print("measured: \(writes) two-key writes by another process; \(seen.count) watched and \(polled.count) distinct polled versions, none mixed")
+    }
+
+    /// The snapshot's `first`, after recording in `mixed` if `pair.second` differs from it.
+    private static func check(_ snapshot: ConfigSnapshotReader, _ source: String, _ mixed: Arrivals<String>) -> Int? {
+        let first = snapshot.int(forKey: "first"), second = snapshot.int(forKey: "pair.second")
+        if first != second {
+            mixed.append("\(source): first \(String(describing: first)), second \(String(describing: second))")
+        }
+        return first
+    }
+
+    @Test("this process's own writes reach snapshot watchers, and unchanged keys are not repeated")
+    func ownWrites() async throws {
+        let fixture = try ProviderFixture()
+        let store = try fixture.store("com.example.own")
+        store.set(1, forKey: "watched")
+        let provider = PreferencesProvider(store: store)
+        let values = Arrivals<Int>()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await provider.watchValue(forKey: ["watched"], type: .int) { updates in
+                    for await update in updates {
+                        guard case .int(let value)? = try update.get().value?.content else { continue }
+                        values.append(value)
+                        if value == 2 { return }
+                    }
+                }
+            }
+            defer { group.cancelAll() }
+            #expect(await values.arrival(of: 1, before: Date() + 5) != nil)
+            store.set("noise", forKey: "other")
+            store.set(2, forKey: "watched")
+            #expect(await values.arrival(of: 2, before: Date() + 5) != nil)
+            try await group.next()
+        }
+        #expect(values.values == [1, 2])
+        try store.flush()   // before the directory goes away
+    }
+}
+
+/// A file's status-change time (`st_ctim`), which a rename onto it sets.
+private func statusChangeTime(_ path: String) throws -> Date {
+    var status = stat()
+    guard stat(path, &status) == 0 else { throw FixtureFailure(description: "stat \(path) failed") }
+    return Date(timeIntervalSince1970: Double(status.st_ctim.tv_sec) + Double(status.st_ctim.tv_nsec) / 1e9)
+}
+
+private func milliseconds(_ seconds: Double) -> String {
+    String(format: "%.2f", seconds * 1000)
+}
