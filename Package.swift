@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "preferences-demo", targets: ["PreferencesDemo"]),
         .executable(name: "preferences-greeter", targets: ["ExampleService"]),
         .executable(name: "defaults", targets: ["DefaultsTool"]),
+        .executable(name: "preferences-config-example", targets: ["ConfigurationExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -90,6 +91,17 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "ConfigurationExample",
+            dependencies: [
+                "PreferencesConfiguration",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(name: "PreferencesDemo", dependencies: ["Preferences"], swiftSettings: strictSettings),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
         .executableTarget(
@@ -127,6 +139,7 @@ let package = Package(
             name: "PreferencesConfigurationTests",
             dependencies: [
                 "PreferencesConfiguration", "Preferences", "TestSupport", "PreferencesWorker", "DefaultsTool",
+                "ConfigurationExample",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ConfigurationTesting", package: "swift-configuration"),
             ],

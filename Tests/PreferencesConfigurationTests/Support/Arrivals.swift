@@ -17,8 +17,14 @@ final class Arrivals<Value: Sendable & Equatable>: Sendable {
 
     /// When `value` first arrived, waiting for it until `deadline`; nil if it did not.
     func arrival(of value: Value, before deadline: Date) async -> Date? {
+        await arrival(before: deadline) { $0 == value }
+    }
+
+    /// When the first value matching `predicate` arrived, waiting until `deadline`; nil if
+    /// none did.
+    func arrival(before deadline: Date, where predicate: (Value) -> Bool) async -> Date? {
         while true {
-            if let found = received.withLock({ $0.first { $0.value == value }?.at }) { return found }
+            if let found = received.withLock({ $0.first { predicate($0.value) }?.at }) { return found }
             if Date() >= deadline { return nil }
             try? await Task.sleep(for: .milliseconds(1))
         }
