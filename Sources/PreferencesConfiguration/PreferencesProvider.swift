@@ -92,6 +92,10 @@ public final class PreferencesProvider: Sendable {
     }
 }
 
+// swift-configuration 1.4.0 compiles with NonisolatedNonsendingByDefault, so its
+// `watchValue`/`watchSnapshot` requirements and their handler closures are
+// `nonisolated(nonsending)`. This module does not enable that feature, so both must say it
+// explicitly, or the conformance does not match ("does not conform to ConfigProvider").
 extension PreferencesProvider: ConfigProvider {
     /// `PreferencesProvider[DOMAIN]`.
     public var providerName: String {
