@@ -78,9 +78,9 @@ public final class PreferencesProvider: Sendable {
         // Weak: the store keeps its observers, and this handler must not keep the store.
         // Observing before the first build would be tidier, but a change between the build
         // and here is caught anyway: the refresh re-reads the whole store.
-        observation = store.observeAllKeys(options: []) { [weak store] _ in
+        observation = store.observeAllKeys(options: [.new]) { [weak store] change in
             guard let store else { return }
-            publisher.refresh { build(store) }
+            publisher.keyDidChange(change.key, to: change.newValue) { build(store) }
         }
         publisher.refresh { build(store) }
     }

@@ -10,6 +10,9 @@ struct PreferencesSnapshot: ConfigSnapshot {
     let providerName: String
     /// The domain, for error messages.
     let domain: String
+    /// The store's resolved values this snapshot was built from, by preference key; lets a
+    /// change notification be recognised as already included without a rebuild.
+    let source: [String: PropertyListValue]
     /// Leaf values by their dotted key path (`http.timeout`). Dictionaries are not leaves:
     /// their entries are, so they never appear here themselves.
     let leaves: [String: PropertyListValue]
@@ -24,6 +27,7 @@ struct PreferencesSnapshot: ConfigSnapshot {
     init(providerName: String, domain: String, values: [String: PropertyListValue]) {
         self.providerName = providerName
         self.domain = domain
+        source = values
         var found: [String: (depth: Int, path: [String], value: PropertyListValue)] = [:]
         func visit(_ dictionary: [String: PropertyListValue], path: [String]) {
             for (name, value) in dictionary {

@@ -5,12 +5,14 @@ import Synchronization
 
 /// Holds a provider's current snapshot and hands each new one to the watchers, in order.
 ///
-/// The store tells us *that* something changed (on the changing thread, or the inotify
-/// watcher thread for other processes' writes); we then re-read the whole resolved domain
-/// once. One thread at a time rebuilds: a change that arrives meanwhile only marks the
-/// snapshot stale and the rebuilding thread goes round again, so a burst of per-key
-/// notifications (one file replace can change many keys) becomes one or two snapshots and
-/// watchers never see an older snapshot after a newer one.
+/// The store tells us that a key changed (on the changing thread, or the inotify watcher
+/// thread for other processes' writes); we then re-read the whole resolved domain once,
+/// never patch one key in, because patching would publish half of a multi-key write.
+/// Bursts coalesce twice over: a reload that changes N keys notifies N times in a row, and
+/// after the first rebuild the others find their new value already in the snapshot and
+/// cost a dictionary lookup, not a rebuild; and one thread at a time rebuilds, so a change
+/// that arrives meanwhile only marks the snapshot stale and that thread goes round again.
+/// Watchers therefore never see an older snapshot after a newer one.
 final class SnapshotPublisher: Sendable {
     /// A `watchValue` subscriber: the key it follows and the last leaf it was sent, so it
     /// hears only about changes of its own key.
@@ -40,6 +42,13 @@ final class SnapshotPublisher: Sendable {
     /// The current snapshot.
     var snapshot: PreferencesSnapshot {
         state.withLock { $0.snapshot }
+    }
+
+    /// Handles the store's notice that `key` now resolves to `newValue`: nothing if the
+    /// current snapshot already holds it, else a ``refresh(_:)``. Called with no lock held.
+    func keyDidChange(_ key: String, to newValue: PropertyListValue?, rebuild build: () -> PreferencesSnapshot) {
+        let included = state.withLock { !$0.isRefreshing && $0.snapshot.source[key] == newValue }
+        if !included { refresh(build) }
     }
 
     /// Rebuilds the snapshot with `build` and publishes it if it differs; see the type's
@@ -74,7 +83,7 @@ final class SnapshotPublisher: Sendable {
     /// so that registering a watcher (which yields the current state) and publishing can
     /// never interleave; yielding to an `AsyncStream` only enqueues, it runs no user code.
     private func publish(_ snapshot: PreferencesSnapshot, in state: inout State) {
-        guard snapshot.leaves != state.snapshot.leaves else { return }
+        guard snapshot.source != state.snapshot.source else { return }
         state.snapshot = snapshot
         for (id, watcher) in state.valueWatchers {
             let leaf = snapshot.leaves[watcher.encodedKey]
