@@ -23,7 +23,7 @@ struct CorruptDomainTests {
         let reader = ConfigReader(provider: provider)
         let watched = Arrivals<Int>()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
+            group.addTask(executorPreference: WatcherExecutor.shared) {
                 try await reader.watchSnapshot { updates in
                     for await snapshot in updates {
                         let port = snapshot.int(forKey: "port") ?? -1
@@ -33,10 +33,10 @@ struct CorruptDomainTests {
                 }
             }
             defer { group.cancelAll() }
-            #expect(await watched.arrival(of: 8080, before: Date() + 5) != nil)
+            #expect(await watched.arrival(of: 8080, before: Date() + 30) != nil)
 
             try replace(fixture.domainFile(domain), with: Data("bplist00 damaged by hand".utf8))
-            let deadline = Date() + 5
+            let deadline = Date() + 30
             while !provider.fileProblems.contains(where: { $0.code == .corrupt }), Date() < deadline {
                 try await Task.sleep(for: .milliseconds(5))
             }
@@ -46,7 +46,7 @@ struct CorruptDomainTests {
 
             let repaired = try BinaryPropertyListEncoder().encode(["port": 9090])
             try replace(fixture.domainFile(domain), with: Data(repaired))
-            #expect(await watched.arrival(of: 9090, before: Date() + 5) != nil)
+            #expect(await watched.arrival(of: 9090, before: Date() + 30) != nil)
             try await group.next()
         }
         #expect(watched.values == [8080, 9090], "no empty or partial snapshot in between")

@@ -36,7 +36,7 @@ struct ExampleServiceTests {
         try service.run()
         defer { if service.isRunning { service.terminate() } }
 
-        #expect(await lines.arrival(before: Date() + 10) { $0.contains("http.timeout=30.0") } != nil, "\(lines.values)")
+        #expect(await lines.arrival(before: Date() + 30) { $0.contains("http.timeout=30.0") } != nil, "\(lines.values)")
         try await fixture.defaults(["write", domain, "http", "-dict-add", "timeout", "-int", "5"])
         #expect(await lines.arrival(before: Date() + 1) { $0.contains("greeting=Hello http.port=8080 http.timeout=5.0") } != nil)
         try await fixture.defaults(["write", domain, "greeting", "-string", "Bonjour"])

@@ -17,7 +17,7 @@ struct WatchTests {
         let rounds = 20
         var latencies: [Double] = []
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
+            group.addTask(executorPreference: WatcherExecutor.shared) {
                 try await reader.watchInt(forKey: "http.timeout", default: -1) { updates in
                     for await timeout in updates {
                         arrivals.append(timeout)
@@ -26,7 +26,7 @@ struct WatchTests {
                 }
             }
             defer { group.cancelAll() }
-            #expect(await arrivals.arrival(of: 0, before: Date() + 5) != nil, "the current value comes first")
+            #expect(await arrivals.arrival(of: 0, before: Date() + 30) != nil, "the current value comes first")
             for round in 1...rounds {
                 try await fixture.defaults(["write", domain, "http", "-dict-add", "timeout", "-int", "\(round)"])
                 let exited = Date()
@@ -61,7 +61,7 @@ struct WatchTests {
         let mixed = Arrivals<String>()
         var polled = Set<Int?>()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
+            group.addTask(executorPreference: WatcherExecutor.shared) {
                 try await reader.watchSnapshot { updates in
                     for await snapshot in updates {
                         guard let first = Self.check(snapshot, "watched", mixed) else { continue }
@@ -108,7 +108,7 @@ struct WatchTests {
         let reader = ConfigReader(provider: try fixture.provider(domain))
         let sizes = Arrivals<Int>()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
+            group.addTask(executorPreference: WatcherExecutor.shared) {
                 try await reader.watchSnapshot { updates in
                     for await snapshot in updates {
                         // 0 before the write, `count` after it, -1 once the marker is in;
@@ -121,7 +121,7 @@ struct WatchTests {
                 }
             }
             defer { group.cancelAll() }
-            #expect(await sizes.arrival(of: 0, before: Date() + 5) != nil)
+            #expect(await sizes.arrival(of: 0, before: Date() + 30) != nil)
             // One atomic write: the store notifies once per key, and the provider must not
             // rebuild once per key (5000 rebuilds of 5000 keys kept the watcher thread busy
             // for about 50 s in a debug build, delaying every later change).
@@ -154,7 +154,7 @@ struct WatchTests {
         let provider = PreferencesProvider(store: store)
         let values = Arrivals<Int>()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
+            group.addTask(executorPreference: WatcherExecutor.shared) {
                 try await provider.watchValue(forKey: ["watched"], type: .int) { updates in
                     for await update in updates {
                         guard case .int(let value)? = try update.get().value?.content else { continue }
@@ -164,10 +164,10 @@ struct WatchTests {
                 }
             }
             defer { group.cancelAll() }
-            #expect(await values.arrival(of: 1, before: Date() + 5) != nil)
+            #expect(await values.arrival(of: 1, before: Date() + 30) != nil)
             store.set("noise", forKey: "other")
             store.set(2, forKey: "watched")
-            #expect(await values.arrival(of: 2, before: Date() + 5) != nil)
+            #expect(await values.arrival(of: 2, before: Date() + 30) != nil)
             try await group.next()
         }
         #expect(values.values == [1, 2])

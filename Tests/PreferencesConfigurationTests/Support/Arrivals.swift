@@ -21,10 +21,11 @@ final class Arrivals<Value: Sendable & Equatable>: Sendable {
     }
 
     /// When the first value matching `predicate` arrived, waiting until `deadline`; nil if
-    /// none did.
+    /// none arrived by then. Judged by the recorded arrival time, so a waiter that itself
+    /// runs late neither fails a prompt arrival nor excuses a late one.
     func arrival(before deadline: Date, where predicate: (Value) -> Bool) async -> Date? {
         while true {
-            if let found = received.withLock({ $0.first { predicate($0.value) }?.at }) { return found }
+            if let found = received.withLock({ $0.first { predicate($0.value) }?.at }) { return found <= deadline ? found : nil }
             if Date() >= deadline { return nil }
             try? await Task.sleep(for: .milliseconds(1))
         }
