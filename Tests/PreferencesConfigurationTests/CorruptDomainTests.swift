@@ -24,9 +24,9 @@ struct CorruptDomainTests {
         let watched = Arrivals<Int>()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask(executorPreference: WatcherExecutor.shared) {
-                try await reader.watchSnapshot { updates in
+                try await provider.watchSnapshot { updates in
                     for await snapshot in updates {
-                        let port = snapshot.int(forKey: "port") ?? -1
+                        let port = intValue(snapshot, ["port"]) ?? -1
                         watched.append(port)
                         if port == 9090 { return }
                     }
