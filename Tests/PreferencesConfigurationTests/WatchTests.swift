@@ -153,7 +153,7 @@ struct WatchTests {
         #expect(!sizes.values.contains(-2), "never a partial snapshot")
     }
 
-    @Test("this process's own writes reach snapshot watchers, and unchanged keys are not repeated")
+    @Test("this process's own writes are read at once and reach watchers; unchanged keys are not repeated")
     func ownWrites() async throws {
         let fixture = try ProviderFixture()
         let store = try fixture.store("com.example.own")
@@ -174,6 +174,8 @@ struct WatchTests {
             #expect(await values.arrival(of: 1, before: Date() + 30) != nil)
             store.set("noise", forKey: "other")
             store.set(2, forKey: "watched")
+            // The store tells its observers before `set` returns, so reads see it at once.
+            #expect(try provider.value(forKey: ["watched"], type: .int).value?.content == .int(2))
             #expect(await values.arrival(of: 2, before: Date() + 30) != nil)
             try await group.next()
         }
