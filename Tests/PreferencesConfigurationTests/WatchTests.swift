@@ -95,7 +95,9 @@ struct WatchTests {
         let seen = watched.values
         #expect(seen == seen.sorted(), "watched snapshots arrive in the order the domain changed")
         #expect(seen.last == writes)
-        #expect(polled.count > 2, "the poller saw the domain change while it read")
+        // Usually dozens of versions; in a full run the shared inotify thread coalesces reloads
+        // down to a handful, so only require that the poller saw the domain change.
+        #expect(polled.count >= 2, "the poller saw the domain change while it read")
         print("measured: \(writes) two-key writes by another process; \(seen.count) watched and \(polled.count) distinct polled versions, none mixed")
     }
 
