@@ -15,15 +15,18 @@ let package = Package(
         .library(name: "Preferences", targets: ["Preferences"]),
         .library(name: "JournaldLogging", targets: ["JournaldLogging"]),
         .library(name: "PreferencesService", targets: ["PreferencesService"]),
+        .library(name: "PreferencesConfiguration", targets: ["PreferencesConfiguration"]),
         .executable(name: "preferences-demo", targets: ["PreferencesDemo"]),
         .executable(name: "preferences-greeter", targets: ["ExampleService"]),
         .executable(name: "defaults", targets: ["DefaultsTool"]),
+        .executable(name: "preferences-config-example", targets: ["ConfigurationExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
     ],
     targets: [
         .target(name: "PropertyList", swiftSettings: strictSettings),
@@ -80,6 +83,25 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "PreferencesConfiguration",
+            dependencies: [
+                "Preferences",
+                .product(name: "Configuration", package: "swift-configuration"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "ConfigurationExample",
+            dependencies: [
+                "PreferencesConfiguration",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(name: "PreferencesDemo", dependencies: ["Preferences"], swiftSettings: strictSettings),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
         .executableTarget(
@@ -110,6 +132,16 @@ let package = Package(
                 "PreferencesService", "Preferences", "PropertyList", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PreferencesConfigurationTests",
+            dependencies: [
+                "PreferencesConfiguration", "Preferences", "TestSupport", "PreferencesWorker", "DefaultsTool",
+                "ConfigurationExample",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ConfigurationTesting", package: "swift-configuration"),
             ],
             swiftSettings: strictSettings
         ),

@@ -5,6 +5,8 @@
 //   PreferencesWorker increment DOMAIN KEY COUNT         COUNT atomic increments of KEY
 //   PreferencesWorker set-and-exit DOMAIN KEY VALUE      set one string and exit without flushing
 //   PreferencesWorker read DOMAIN KEY                    print string(forKey:) or "(nil)"
+//   PreferencesWorker set-pairs DOMAIN COUNT             set `first` and `pair` → `second` to i in one atomic
+//                                                        write per i in 1...COUNT
 //   PreferencesWorker burst DOMAIN KEY COUNT             set KEY to v0...v(COUNT-1) as fast as possible
 //   PreferencesWorker growth DOMAIN-PREFIX COUNT          open, observe and release COUNT stores; print
 //                                                        "descriptors A B threads C D" (before, after)
@@ -67,6 +69,15 @@ case "set-and-exit":
     guard arguments.count == 5 else { fail("set-and-exit DOMAIN KEY VALUE") }
     store(domain).set(arguments[4], forKey: arguments[3])
     exit(0)
+case "set-pairs":
+    guard let count = Int(arguments[3]) else { fail("set-pairs DOMAIN COUNT") }
+    let preferences = store(domain)
+    for index in 1...max(count, 1) {
+        // One replacement of the domain, not two sets: a background flush may run between
+        // two sets and write a file holding only the first.
+        preferences.setPersistentDomain(["first": index, "pair": ["second": index]], forName: domain)
+        do throws(PreferencesError) { try preferences.flush() } catch { fail("flush: \(error)") }
+    }
 case "burst":
     guard arguments.count == 5, let count = Int(arguments[4]) else { fail("burst DOMAIN KEY COUNT") }
     let preferences = store(domain)

@@ -1,0 +1,90 @@
+import Foundation
+import Preferences
+import PreferencesConfiguration
+import TestSupport
+
+/// A private preferences home and system directory for one test, with stores and providers
+/// confined to it and the real `defaults` tool and `PreferencesWorker` run against it as
+/// separate processes.
+final class ProviderFixture {
+    let directory: TemporaryDirectory
+    let userDirectory: String
+    let systemDirectory: String
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        userDirectory = directory.file("preferences").path
+        systemDirectory = directory.file("system").path
+    }
+
+    /// What every store and child process gets: only this fixture's directories.
+    var environment: [String: String] {
+        [
+            "PREFERENCES_HOME": userDirectory, "PREFERENCES_SYSTEM_DIR": systemDirectory,
+            "HOME": directory.file("home").path,
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+        ]
+    }
+
+    /// Store configuration for this fixture; no launch arguments, so the test runner's own
+    /// arguments cannot become an argument domain.
+    var configuration: PreferenceStore.Configuration {
+        PreferenceStore.Configuration(environment: environment, arguments: [])
+    }
+
+    func store(_ domain: String) throws -> PreferenceStore {
+        try PreferenceStore(domain: domain, configuration: configuration)
+    }
+
+    func provider(_ domain: String) throws -> PreferencesProvider {
+        try PreferencesProvider(domain: domain, configuration: configuration)
+    }
+
+    /// The file that holds `domain`.
+    func domainFile(_ domain: String) -> String { "\(userDirectory)/\(domain).plist" }
+
+    /// Runs a built program with this fixture's environment; see ``runProgram(_:_:environment:input:)``.
+    func run(_ program: String, _ arguments: [String], input: Data? = nil) async throws {
+        try await runProgram(program, arguments, environment: environment, input: input)
+    }
+
+    /// Runs the real `defaults` tool to completion and requires success.
+    func defaults(_ arguments: [String], input: Data? = nil) async throws {
+        try await run("defaults", arguments, input: input)
+    }
+}
+
+/// A helper process failed.
+struct FixtureFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Runs a program built next to the test bundle to completion and requires success.
+///
+/// Waits without blocking a thread: tests run in parallel on a small cooperative pool,
+/// and a blocked pool thread would delay the very watch deliveries the tests time.
+func runProgram(_ program: String, _ arguments: [String], environment: [String: String], input: Data? = nil) async throws {
+    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+        let process = Process()
+        process.executableURL = builtProductsDirectory.appendingPathComponent(program)
+        process.arguments = arguments
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        let stdin = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
+        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+        do {
+            try process.run()
+        } catch {
+            continuation.resume(throwing: error)
+            return
+        }
+        if let input {
+            stdin.fileHandleForWriting.write(input)
+            try? stdin.fileHandleForWriting.close()
+        }
+    }
+    guard status == 0 else {
+        throw FixtureFailure(description: "\(program) \(arguments) exited \(status)")
+    }
+}
