@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Synchronization
 import Testing
 
@@ -21,8 +22,10 @@ struct WatchTests {
             process.standardError = errorOutput
             self.process = process
             try process.run()
-            Self.collect(output.fileHandleForReading) { [self] line in lines.withLock { $0.append(line) } }
-            Self.collect(errorOutput.fileHandleForReading) { [self] line in errors.withLock { $0.append(line) } }
+            // Weakly: the reading threads run until the pipes close, which is when deinit
+            // has killed the process; a strong reference would keep both alive for ever.
+            Self.collect(output.fileHandleForReading) { [weak self] line in self?.lines.withLock { $0.append(line) } }
+            Self.collect(errorOutput.fileHandleForReading) { [weak self] line in self?.errors.withLock { $0.append(line) } }
         }
 
         private static func collect(_ handle: FileHandle, _ append: @escaping @Sendable (String) -> Void) {
@@ -58,7 +61,10 @@ struct WatchTests {
         }
 
         deinit {
-            process.terminate()
+            // SIGKILL, not SIGTERM: a test process that has run a ServiceGroup ignores
+            // SIGTERM (swift-service-lifecycle's signal handling sets SIG_IGN), and ignored
+            // signals are inherited by every child it starts afterwards.
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
     }

@@ -19,6 +19,12 @@ struct DomainContents: Sendable, Equatable {
     /// The file's size in bytes.
     var byteCount: Int { digest.byteCount }
 
+    /// Equal when they describe the same version of the file with the same values; whether
+    /// the version is settled yet is what this process knows of it, not part of it.
+    static func == (lhs: DomainContents, rhs: DomainContents) -> Bool {
+        lhs.values == rhs.values && lhs.identity == rhs.identity && lhs.digest == rhs.digest
+    }
+
     /// Contents read or written at `observedAt` (nanoseconds since 1970, taken no later than
     /// the bytes were read or written); settled if the file's timestamps were old enough then.
     init(values: [String: PropertyListValue], identity: FileIdentity, digest: ContentDigest, observedAt: Int64) {
