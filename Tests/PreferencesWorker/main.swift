@@ -11,8 +11,15 @@
 //   PreferencesWorker watch-files PATH...                report watcher calls until stdin closes
 //   PreferencesWorker watch-churn DIRECTORY COUNT        count fds and threads around COUNT watches
 //   PreferencesWorker log factory|direct MESSAGE [K=V...] log MESSAGE at error through the journald handler
+//   PreferencesWorker flush-loop DOMAIN KEYS [COUNT]     write generation after generation, printing each
+//   PreferencesWorker flush-once DOMAIN KEYS             one generation, the flush between marker calls
+//   PreferencesWorker hold-lock PATH MILLISECONDS        flock PATH, print "locked", hold it, exit
+//   PreferencesWorker remove-keys DOMAIN PREFIX COUNT    remove PREFIX0..PREFIXn, flush after each
+//   PreferencesWorker enospc DOMAIN DIRECTORY            a full file system, step by step (tmpfs)
+//   PreferencesWorker read-only DOMAIN DIRECTORY N       N flushes to a read-only directory
 //
-// The watch commands are in WatchCommands.swift, the log command in LogCommands.swift.
+// The watch commands are in WatchCommands.swift, the log command in LogCommands.swift, the
+// reliability commands in ReliabilityCommands.swift.
 import Foundation
 import Preferences
 
@@ -40,6 +47,21 @@ case "watch-churn":
     exit(0)
 case "log":
     logMessage(Array(arguments.dropFirst(2)))
+    exit(0)
+case "flush-loop", "flush-once":
+    flushLoop(Array(arguments.dropFirst(2)), markers: arguments[1] == "flush-once")
+    exit(0)
+case "hold-lock":
+    holdLock(Array(arguments.dropFirst(2)))
+    exit(0)
+case "remove-keys":
+    removeKeys(Array(arguments.dropFirst(2)))
+    exit(0)
+case "enospc":
+    enospc(Array(arguments.dropFirst(2)))
+    exit(0)
+case "read-only":
+    readOnly(Array(arguments.dropFirst(2)))
     exit(0)
 default:
     break
