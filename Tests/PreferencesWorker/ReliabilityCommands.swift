@@ -15,14 +15,16 @@ func say(_ line: String) {
     _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
 }
 
-/// The values of generation `generation` of the `flush-loop` writer: every key holds the
-/// generation, so a file mixing two generations is a partial one. The payload's size
-/// varies, so consecutive files differ in length too.
+/// The values of generation `generation` of the `flush-loop` writer: one key, "state", a
+/// dictionary whose every entry holds the generation. One key, because each `set`
+/// schedules a background flush, so separate keys set one after another may rightly reach
+/// the disk in different flushes. The payload's size varies, so consecutive files differ
+/// in length too.
 func generationValues(_ generation: Int, keys: Int) -> [String: PropertyListValue] {
-    var values: [String: PropertyListValue] = ["generation": .integer(generation)]
-    for key in 0..<keys { values["k\(key)"] = .integer(generation) }
-    values["payload"] = .data(Data(repeating: UInt8(truncatingIfNeeded: generation), count: 100 + (generation % 13) * 700))
-    return values
+    var state: [String: PropertyListValue] = ["generation": .integer(generation)]
+    for key in 0..<keys { state["k\(key)"] = .integer(generation) }
+    state["payload"] = .data(Data(repeating: UInt8(truncatingIfNeeded: generation), count: 100 + (generation % 13) * 700))
+    return ["state": .dictionary(state)]
 }
 
 /// `flush-loop DOMAIN KEYS [COUNT]`: from the generation on disk plus one, sets every key
@@ -33,7 +35,7 @@ func flushLoop(_ arguments: [String], markers: Bool) {
     guard arguments.count >= 2, let keys = Int(arguments[1]) else { fail("flush-loop DOMAIN KEYS [COUNT]") }
     let count = arguments.count > 2 ? Int(arguments[2]) ?? 1 : (markers ? 1 : Int.max)
     let preferences = store(arguments[0])
-    var generation = preferences.integer(forKey: "generation")
+    var generation = preferences.value(forKey: "state")?["generation"]?.integerValue?.intValue ?? 0
     say("start \(generation)")
     for _ in 0..<count {
         generation += 1

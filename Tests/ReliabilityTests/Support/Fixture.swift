@@ -137,8 +137,8 @@ func milliseconds(_ duration: Duration) -> String {
 /// The values of one generation of the worker's `flush-loop` writer (the same function as
 /// in Tests/PreferencesWorker/ReliabilityCommands.swift): every key holds the generation.
 func generationValues(_ generation: Int, keys: Int) -> [String: PropertyListValue] {
-    var values: [String: PropertyListValue] = ["generation": .integer(generation)]
-    for key in 0..<keys { values["k\(key)"] = .integer(generation) }
-    values["payload"] = .data(Data(repeating: UInt8(truncatingIfNeeded: generation), count: 100 + (generation % 13) * 700))
-    return values
+    var state: [String: PropertyListValue] = ["generation": .integer(generation)]
+    for key in 0..<keys { state["k\(key)"] = .integer(generation) }
+    state["payload"] = .data(Data(repeating: UInt8(truncatingIfNeeded: generation), count: 100 + (generation % 13) * 700))
+    return ["state": .dictionary(state)]
 }
