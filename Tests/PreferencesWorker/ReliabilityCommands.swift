@@ -29,8 +29,9 @@ func generationValues(_ generation: Int, keys: Int) -> [String: PropertyListValu
 
 /// `flush-loop DOMAIN KEYS [COUNT]`: from the generation on disk plus one, sets every key
 /// of the next generation and flushes, printing each generation once its flush returned;
-/// forever, or COUNT times. `flush-once` (COUNT 1) brackets the flush with two `access`
-/// calls on marker paths, so a trace shows exactly which system calls the flush made.
+/// forever, or COUNT times. `flush-once` writes one generation with the atomic
+/// read-modify-write on the main thread, between two `access` calls on marker paths, so a
+/// trace shows exactly which system calls the write made.
 func flushLoop(_ arguments: [String], markers: Bool) {
     guard arguments.count >= 2, let keys = Int(arguments[1]) else { fail("flush-loop DOMAIN KEYS [COUNT]") }
     let count = arguments.count > 2 ? Int(arguments[2]) ?? 1 : (markers ? 1 : Int.max)
@@ -39,10 +40,21 @@ func flushLoop(_ arguments: [String], markers: Bool) {
     say("start \(generation)")
     for _ in 0..<count {
         generation += 1
-        for (key, value) in generationValues(generation, keys: keys) { preferences.setValue(value, forKey: key) }
-        if markers { _ = access("/swift-preferences-flush-begin", F_OK) }
-        do throws(PreferencesError) { try preferences.flush() } catch { fail("flush: \(error)") }
-        if markers { _ = access("/swift-preferences-flush-end", F_OK) }
+        let values = generationValues(generation, keys: keys)
+        if markers {
+            // The locked read-modify-write runs on this thread, where the trace counts
+            // calls; a set would leave the flush to whichever thread got there first.
+            _ = access("/swift-preferences-flush-begin", F_OK)
+            do throws(PreferencesError) {
+                try preferences.modify(forKey: "state") { $0 = values["state"] }
+            } catch {
+                fail("modify: \(error)")
+            }
+            _ = access("/swift-preferences-flush-end", F_OK)
+        } else {
+            for (key, value) in values { preferences.setValue(value, forKey: key) }
+            do throws(PreferencesError) { try preferences.flush() } catch { fail("flush: \(error)") }
+        }
         say("committed \(generation)")
     }
 }
