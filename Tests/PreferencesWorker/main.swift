@@ -30,6 +30,11 @@ func fail(_ message: String) -> Never {
 
 func store(_ domain: String) -> PreferenceStore {
     do throws(PreferencesError) {
+        // PREFERENCES_WORKER_LOCK_TIMEOUT (seconds) overrides the 10 s default, for stress
+        // tests whose point is not the timeout.
+        if let seconds = ProcessInfo.processInfo.environment["PREFERENCES_WORKER_LOCK_TIMEOUT"].flatMap(Int.init) {
+            return try PreferenceStore(domain: domain, configuration: .init(lockTimeout: .seconds(seconds)))
+        }
         return try PreferenceStore(domain: domain)
     } catch {
         fail("cannot open \(domain): \(error)")
