@@ -184,3 +184,21 @@ func readOnly(_ arguments: [String]) {
     say("temporaries \(temporaryFiles(arguments[1]).count)")
     say("warnings \(CountingLogHandler.count.load(ordering: .relaxed))")
 }
+
+/// `flush-retry DOMAIN`: sets a key and flushes until a flush succeeds (at most 5 times),
+/// printing each outcome; for a run with a failure injected into the first flush.
+func flushRetry(_ arguments: [String]) {
+    guard arguments.count == 1 else { fail("flush-retry DOMAIN") }
+    let preferences = countingStore(arguments[0])
+    preferences.set("value", forKey: "retried")
+    for attempt in 1...5 {
+        do throws(PreferencesError) {
+            try preferences.flush()
+            say("attempt \(attempt) succeeded")
+            return
+        } catch {
+            say("attempt \(attempt) failed: \(error)")
+        }
+    }
+    fail("no flush succeeded")
+}

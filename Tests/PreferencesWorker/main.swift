@@ -17,6 +17,7 @@
 //   PreferencesWorker remove-keys DOMAIN PREFIX COUNT    remove PREFIX0..PREFIXn, flush after each
 //   PreferencesWorker enospc DOMAIN DIRECTORY            a full file system, step by step (tmpfs)
 //   PreferencesWorker read-only DOMAIN DIRECTORY N       N flushes to a read-only directory
+//   PreferencesWorker flush-retry DOMAIN                  set a key, flush until it works
 //
 // The watch commands are in WatchCommands.swift, the log command in LogCommands.swift, the
 // reliability commands in ReliabilityCommands.swift.
@@ -67,6 +68,9 @@ case "enospc":
     exit(0)
 case "read-only":
     readOnly(Array(arguments.dropFirst(2)))
+    exit(0)
+case "flush-retry":
+    flushRetry(Array(arguments.dropFirst(2)))
     exit(0)
 default:
     break
