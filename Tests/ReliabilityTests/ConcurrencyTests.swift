@@ -33,7 +33,7 @@ struct ConcurrencyTests {
         try fixture.runWorkers(16) { _ in ["increment", "com.example.counter", "count", "500"] }
         let disk = try #require(try fixture.onDisk("com.example.counter"))
         #expect(disk["count"] == 8_000)
-        figure("16 × 500 increments", "\(String(describing: disk["count"])) in \(milliseconds(ContinuousClock.now - start))")
+        figure("16 × 500 increments", "\(disk["count"]?.integerValue?.description ?? "nil") in \(milliseconds(ContinuousClock.now - start))")
     }
 
     @Test("keys removed by one process while another sets others are never resurrected")
