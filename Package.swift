@@ -122,6 +122,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "ReliabilityTests",
+            dependencies: ["Preferences", "PropertyList", "TestSupport", "PreferencesWorker"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "DefaultsToolTests",
             dependencies: ["DefaultsCommand", "DefaultsTool", "Preferences", "PropertyList", "TestSupport"],
             swiftSettings: strictSettings

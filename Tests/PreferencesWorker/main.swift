@@ -15,8 +15,16 @@
 //   PreferencesWorker log factory|direct MESSAGE [K=V...] log MESSAGE at error through the journald handler
 //   PreferencesWorker size-storm DOMAIN COUNT            cross the soft limit, then COUNT refused sets, flush,
 //                                                        and stay until the rate limiter's window has ended
+//   PreferencesWorker flush-loop DOMAIN KEYS [COUNT]     write generation after generation, printing each
+//   PreferencesWorker flush-once DOMAIN KEYS             one generation, the flush between marker calls
+//   PreferencesWorker hold-lock PATH MILLISECONDS        flock PATH, print "locked", hold it, exit
+//   PreferencesWorker remove-keys DOMAIN PREFIX COUNT    remove PREFIX0..PREFIXn, flush after each
+//   PreferencesWorker enospc DOMAIN DIRECTORY            a full file system, step by step (tmpfs)
+//   PreferencesWorker read-only DOMAIN DIRECTORY N       N flushes to a read-only directory
+//   PreferencesWorker flush-retry DOMAIN                  set a key, flush until it works
 //
-// The watch commands are in WatchCommands.swift, the log command in LogCommands.swift.
+// The watch commands are in WatchCommands.swift, the log command in LogCommands.swift, the
+// reliability commands in ReliabilityCommands.swift.
 import Foundation
 import Preferences
 
@@ -27,6 +35,11 @@ func fail(_ message: String) -> Never {
 
 func store(_ domain: String) -> PreferenceStore {
     do throws(PreferencesError) {
+        // PREFERENCES_WORKER_LOCK_TIMEOUT (seconds) overrides the 10 s default, for stress
+        // tests whose point is not the timeout.
+        if let seconds = ProcessInfo.processInfo.environment["PREFERENCES_WORKER_LOCK_TIMEOUT"].flatMap(Int.init) {
+            return try PreferenceStore(domain: domain, configuration: .init(lockTimeout: .seconds(seconds)))
+        }
         return try PreferenceStore(domain: domain)
     } catch {
         fail("cannot open \(domain): \(error)")
@@ -44,6 +57,24 @@ case "watch-churn":
     exit(0)
 case "log":
     logMessage(Array(arguments.dropFirst(2)))
+    exit(0)
+case "flush-loop", "flush-once":
+    flushLoop(Array(arguments.dropFirst(2)), markers: arguments[1] == "flush-once")
+    exit(0)
+case "hold-lock":
+    holdLock(Array(arguments.dropFirst(2)))
+    exit(0)
+case "remove-keys":
+    removeKeys(Array(arguments.dropFirst(2)))
+    exit(0)
+case "enospc":
+    enospc(Array(arguments.dropFirst(2)))
+    exit(0)
+case "read-only":
+    readOnly(Array(arguments.dropFirst(2)))
+    exit(0)
+case "flush-retry":
+    flushRetry(Array(arguments.dropFirst(2)))
     exit(0)
 default:
     break

@@ -19,6 +19,14 @@ bash Tests/Scripts/with-journald.sh swift test --skip-build --filter JournaldLog
 # install, verify, start, live changes with the defaults tool, reload, stop, corrupt file.
 bash Tests/Scripts/with-systemd-user.sh bash Tests/Scripts/service-test.sh "$(swift build --show-bin-path)"
 
+# Reliability (issue 9, RELIABILITY.md): ReliabilityTests ran above; these need a shell
+# (strace) or must run alone (memory and time measurements). The long versions:
+# `bash Tests/Scripts/soak.sh`.
+bin="$(swift build --show-bin-path)"
+bash Tests/Scripts/crash-at-each-syscall.sh "$bin"
+bash Tests/Scripts/fsync-eio-retry.sh "$bin"
+RELIABILITY_ISOLATED=1 swift test --skip-build --filter IsolatedMeasurementTests
+
 # The benchmarks in smoke mode (a couple of iterations each, and a few cross-process changes
 # of ours and of the dconf peer on a private session bus), so they never rot; the full run
 # and RESULTS.md are `bash Benchmarks/report.sh`.

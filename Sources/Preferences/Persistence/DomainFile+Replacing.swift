@@ -24,7 +24,7 @@ extension DomainFile {
         let (temporaryPath, descriptor) = try createTemporaryFile()
         var asidePath: FilePath?
         do throws(PreferencesError) {
-            try fill(descriptor, with: bytes, path: temporaryPath)
+            try fill(descriptor, with: bytes)
             if keepingCorruptFileAside { asidePath = try keepCorruptFileAside() }
             do {
                 try SystemCalls.rename(temporaryPath, to: FilePath(path))
@@ -94,9 +94,11 @@ extension DomainFile {
                 return (candidate, descriptor)
             } catch {
                 if error == .fileExists { continue }
+                // The error names the domain file, not the temporary file: a temporary name
+                // is new on every attempt, and the log's rate limit keys on the description.
                 throw PreferencesError(
-                    .io, path: candidate.string, errno: error.rawValue,
-                    "a temporary file for the new domain file could not be created: \(error); the old file is unchanged")
+                    .io, path: path, errno: error.rawValue,
+                    "a temporary file for the new domain file could not be created in \(directory): \(error); the old file is unchanged")
             }
         }
         throw PreferencesError(
@@ -109,29 +111,31 @@ extension DomainFile {
     /// The mode is set explicitly because `open` filters it through the umask.
     /// `writeAll` loops over short writes and retries `EINTR`. A failed `fsync` is never
     /// retried: the caller discards the file.
-    private func fill(_ descriptor: FileDescriptor, with bytes: [UInt8], path temporaryPath: FilePath) throws(PreferencesError) {
+    private func fill(_ descriptor: FileDescriptor, with bytes: [UInt8]) throws(PreferencesError) {
         do {
             try SystemCalls.fchmod(descriptor, .ownerReadWrite)
         } catch {
-            throw failure(error, "could not set the mode of the temporary file", temporaryPath)
+            throw failure(error, "could not set the mode of the temporary file")
         }
         do {
             _ = try Errno.typed { try descriptor.writeAll(bytes) }
         } catch {
-            throw failure(error, "could not write the temporary file", temporaryPath)
+            throw failure(error, "could not write the temporary file")
         }
         do {
             try SystemCalls.fsync(descriptor)
         } catch {
-            throw failure(error, "could not sync the temporary file to disk", temporaryPath)
+            throw failure(error, "could not sync the temporary file to disk")
         }
     }
 
     /// An `io` error about the new file that says the old file is unchanged.
-    private func failure(_ error: Errno, _ what: String, _ temporaryPath: FilePath) -> PreferencesError {
-        PreferencesError(
-            .io, path: temporaryPath.string, errno: error.rawValue,
-            "\(what): \(error); the old domain file \(path) is unchanged")
+    ///
+    /// It names the domain file, not the temporary file: the temporary name is new on every
+    /// attempt, and a description that changed with it would defeat the log's rate limit
+    /// (keyed on the description), logging every retry against a full disk.
+    private func failure(_ error: Errno, _ what: String) -> PreferencesError {
+        PreferencesError(.io, path: path, errno: error.rawValue, "\(what): \(error); the old domain file is unchanged")
     }
 
     /// Gives the corrupt current file a second name, `<fileName>.corrupt-<yyyyMMdd'T'HHmmss>`

@@ -109,7 +109,8 @@ extension DomainFile {
         }
     }
 
-    /// Creates the directory and any missing parents, mode 0700, unless it exists.
+    /// Creates the directory and any missing parents, mode 0700, unless it exists; an
+    /// existing one must pass ``FilePolicy/checkDirectory(_:path:)``.
     ///
     /// `mkdir` filters 0700 through the umask, which can only remove bits, so a created
     /// directory is never more open than 0700.
@@ -129,6 +130,7 @@ extension DomainFile {
             throw PreferencesError(
                 .io, path: directory, errno: Errno.notDirectory.rawValue, "the preferences directory is not a directory")
         }
+        try policy.checkDirectory(status, path: directory)
     }
 
     /// Creates the missing directory and its missing parents, if the policy allows.

@@ -36,6 +36,25 @@ extension FilePolicy {
         }
     }
 
+    /// Checks that the directory a domain file is written in may be trusted.
+    ///
+    /// Whoever can write the directory can rename, replace or delete the domain file, so it
+    /// must be owned by one of ``trustedOwners`` and not writable by its group or others
+    /// (the file's own checks cannot stop a replacement made between two writes).
+    func checkDirectory(_ status: Stat, path: String) throws(PreferencesError) {
+        let owner = status.userID.rawValue
+        guard trustedOwners.contains(owner) else {
+            throw PreferencesError(
+                .wrongOwner, path: path,
+                "the preferences directory is owned by uid \(owner), not by \(describeTrustedOwners()); another user could replace or delete its files, so nothing is written there")
+        }
+        guard status.permissions.isDisjoint(with: [.groupWrite, .otherWrite]) else {
+            throw PreferencesError(
+                .insecurePermissions, path: path,
+                "the preferences directory is group- or world-writable (mode \(Self.octal(status.permissions))), so other users could replace or delete its files; run chmod go-w on it")
+        }
+    }
+
     /// The trusted owners in words, e.g. "uid 1000 (the user running this program)".
     private func describeTrustedOwners() -> String {
         let me = SystemCalls.effectiveUserID()

@@ -207,6 +207,11 @@ private struct BinaryPropertyListReader {
             guard marker == Marker.date else { throw Self.badMarker(marker, object: index, at: offset) }
             try need(8, after: offset, for: "date", object: index)
             let seconds = Double(bitPattern: Self.readUnsigned(bytes, at: offset + 1, width: 8))
+            // A NaN date is no moment at all: it never equals itself (so every reload would
+            // look like a change) and Foundation's `Date.description` traps on it.
+            guard !seconds.isNaN else {
+                throw PropertyListError(.invalidDate, at: offset, "object \(index) is a date whose time is NaN (not a number)")
+            }
             value = .date(Date(timeIntervalSinceReferenceDate: seconds))
         case Marker.data:
             try countExpanded(1, object: index)

@@ -1,0 +1,23 @@
+// swift-tools-version: 6.2
+// The libFuzzer target for the binary property-list decoder, a package of its own because
+// it must be built with `-sanitize=fuzzer,address`, which the main package's targets are
+// not (the flags are given on the command line, so the decoder itself is instrumented
+// too). Run it with `bash Tests/Scripts/fuzz.sh [SECONDS]`; the committed corpus in
+// `Corpus/` is replayed by the main test suite (ReliabilityTests).
+import PackageDescription
+
+let package = Package(
+    name: "swift-preferences-fuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "swift-preferences", path: "../.."),
+    ],
+    targets: [
+        .executableTarget(
+            name: "DecoderFuzzer",
+            dependencies: [.product(name: "PropertyList", package: "swift-preferences")],
+            swiftSettings: [.treatAllWarnings(as: .error)]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,77 @@
+import Foundation
+import Glibc
+@testable import Preferences
+import Testing
+
+/// A writer SIGKILLed at random moments: the file is always one committed generation.
+@Suite("Crash consistency")
+struct CrashConsistencyTests {
+    static let domain = "com.example.crash"
+    static let keys = 20
+
+    /// Checks that the file holds exactly one generation of the `flush-loop` writer, between
+    /// the last one it reported committed and the one after; returns that generation (0 for
+    /// no file).
+    func checkGeneration(_ fixture: ReliabilityFixture, committed: Int, iteration: Int) throws -> Int {
+        guard let values = try fixture.onDisk(Self.domain) else {
+            // Only a first creation that never reached its rename leaves no file.
+            #expect(committed == 0, "iteration \(iteration): the file vanished after generation \(committed)")
+            return 0
+        }
+        guard let generation = values["state"]?["generation"]?.integerValue?.intValue else {
+            // Only the test's own "checked" key, written after a kill before the first file.
+            #expect(committed == 0 && values.keys.sorted() == ["checked"], "iteration \(iteration): no generation in \(values.keys.sorted())")
+            return 0
+        }
+        #expect(
+            generation == committed || generation == committed + 1,
+            "iteration \(iteration): generation \(generation) on disk, \(committed) last committed")
+        let expected = generationValues(generation, keys: Self.keys)
+        let mine = values.filter { expected[$0.key] != nil }
+        #expect(mine == expected, "iteration \(iteration): generation \(generation) is partial")
+        return generation
+    }
+
+    @Test("a writer flushing in a loop, SIGKILLed at 500 random moments: always a committed state, no temp file survives the next flush")
+    func randomKills() throws {
+        let fixture = try ReliabilityFixture()
+        let iterations = isSoak ? 5_000 : 500
+        var generator = SystemRandomNumberGenerator()
+        var committed = 0
+        var killedMidFlush = 0
+        var fresh = 0
+        var killedBeforeFirstFile = 0
+        var flushesSeen = 0
+        for iteration in 0..<iterations {
+            // Every tenth round starts from no file, so some kills hit the first creation.
+            if iteration % 10 == 0 {
+                unlink(fixture.path(Self.domain))
+                committed = 0
+                fresh += 1
+            }
+            let worker = try fixture.startWorker(["flush-loop", Self.domain, String(Self.keys)])
+            // The kill lands a random moment after start-up, within the first few flushes
+            // (a flush with its two fsyncs takes 10-20 ms here): the first flush, the file's
+            // creation every tenth round, comes right after "start".
+            try #require(worker.readLine()?.hasPrefix("start ") == true)
+            usleep(UInt32.random(in: 0...50_000, using: &generator))
+            kill(worker.pid, SIGKILL)
+            worker.wait()
+            let lines = worker.remainingOutput.split(separator: "\n")
+            flushesSeen += lines.filter { $0.hasPrefix("committed ") }.count
+            for line in lines where line.hasPrefix("committed ") {
+                committed = Int(line.dropFirst("committed ".count)) ?? committed
+            }
+            let generation = try checkGeneration(fixture, committed: committed, iteration: iteration)
+            if generation == 0 && iteration % 10 == 0 { killedBeforeFirstFile += 1 }
+            committed = max(committed, generation)
+            if !fixture.temporaryFiles.isEmpty { killedMidFlush += 1 }
+            // The next flush, by anyone, removes what the killed writer left.
+            _ = try fixture.file(Self.domain).update(policy: FilePolicy(), recovering: [:]) { $0["checked"] = .integer(iteration) }
+            #expect(fixture.temporaryFiles.isEmpty, "iteration \(iteration): \(fixture.temporaryFiles) outlived a flush")
+        }
+        #expect(flushesSeen > 0, "the writer never committed a generation: the kills came too early")
+        figure(
+            "random SIGKILLs", "\(iterations) kills after \(flushesSeen) committed flushes, \(killedMidFlush) left a temp file (all removed by the next flush), \(fresh) started from no file, \(killedBeforeFirstFile) of those killed before the first file existed")
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Glibc
+@testable import Preferences
+import Testing
+
+/// The security list. Symbolic links, FIFOs and unsafe domain files are covered by
+/// PreferencesTests (UntrustedFileTests, DomainFileTests); RELIABILITY.md maps each item.
+@Suite("Security")
+struct SecurityTests {
+    @Test(
+        "hostile domain names are rejected before any file-system call",
+        arguments: ["../x", "..", "a/b", "/etc/passwd", "nul\u{0}byte", "", String(repeating: "x", count: 201), "new\nline"])
+    func hostileNames(name: String) throws {
+        let fixture = try ReliabilityFixture()
+        // A directory the store would have to create: it must never appear.
+        let home = fixture.directory.file("not-yet").path
+        var environment = fixture.environment
+        environment["PREFERENCES_HOME"] = home
+        let error = #expect(throws: PreferencesError.self) {
+            try PreferenceStore(domain: name, configuration: .init(environment: environment, arguments: ["test"]))
+        }
+        #expect(error?.code == .invalidDomainName, "\(String(describing: error))")
+        #expect(PreferenceStore(suiteName: name) == nil)
+        #expect(!FileManager.default.fileExists(atPath: home))
+    }
+
+    @Test(
+        "a preferences directory owned by another user or writable by group or others is refused for writes",
+        arguments: ["other owner", "group-writable", "world-writable"])
+    func unsafeDirectory(kind: String) throws {
+        let fixture = try ReliabilityFixture()
+        let store = try fixture.store("com.example.directory")
+        store.set("before", forKey: "k")
+        try store.flush()
+        let before = FileManager.default.contents(atPath: fixture.path("com.example.directory"))
+        switch kind {
+        case "other owner": #expect(chown(fixture.home, 65534, 65534) == 0)
+        case "group-writable": #expect(chmod(fixture.home, 0o770) == 0)
+        default: #expect(chmod(fixture.home, 0o707) == 0)
+        }
+        store.set("after", forKey: "k")
+        let error = #expect(throws: PreferencesError.self) { try store.flush() }
+        #expect(error?.code == (kind == "other owner" ? .wrongOwner : .insecurePermissions), "\(String(describing: error))")
+        #expect(error?.path == fixture.home)
+        #expect(error?.description.contains("preferences directory") == true)
+        #expect(FileManager.default.contents(atPath: fixture.path("com.example.directory")) == before)
+        #expect(store.string(forKey: "k") == "after", "the change stays pending")
+        // Made safe again, the kept change is written.
+        #expect(chown(fixture.home, getuid(), getgid()) == 0 && chmod(fixture.home, 0o700) == 0)
+        try store.flush()
+        #expect(try fixture.onDisk("com.example.directory") == ["k": "after"])
+    }
+
+    @Test("under umask 000, created directories are 0700 and the domain and lock files 0600")
+    func umaskZero() throws {
+        let fixture = try ReliabilityFixture()
+        let home = fixture.directory.file("a/b/preferences").path
+        var environment = fixture.environment
+        environment["PREFERENCES_HOME"] = home
+        let worker = try Worker(
+            ["-c", "umask 000 && exec \"$0\" set-keys com.example.umask k 3", workerPath], environment: environment, executable: "/bin/sh")
+        #expect(worker.wait() == 0, "\(worker.errors)")
+        func mode(_ path: String) -> mode_t {
+            var status = stat()
+            return stat(path, &status) == 0 ? status.st_mode & 0o7777 : 0
+        }
+        for directory in ["a", "a/b", "a/b/preferences"] {
+            #expect(mode(fixture.directory.file(directory).path) == 0o700, "\(directory)")
+        }
+        #expect(mode(home + "/com.example.umask.plist") == 0o600)
+        #expect(mode(home + "/.com.example.umask.plist.lock") == 0o600)
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import Glibc
+@testable import Preferences
+import TestSupport
+
+/// A private preferences directory for one test, the worker processes that write it, and
+/// what is on disk.
+final class ReliabilityFixture {
+    let directory: TemporaryDirectory
+    /// `PREFERENCES_HOME` for this test.
+    let home: String
+    private let inMemory: Bool
+
+    deinit {
+        if inMemory { try? FileManager.default.removeItem(atPath: home) }
+    }
+
+    /// - Parameter inMemory: Put the preferences directory on /dev/shm (tmpfs), where
+    ///   fsync costs nothing: for stress tests of locking and merging, not of the disk.
+    init(inMemory: Bool = false) throws {
+        directory = try TemporaryDirectory()
+        home = inMemory ? "/dev/shm/swift-preferences-\(UUID().uuidString)" : directory.file("preferences").path
+        self.inMemory = inMemory
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    var environment: [String: String] {
+        [
+            "PREFERENCES_HOME": home, "PREFERENCES_SYSTEM_DIR": directory.file("system").path, "HOME": directory.url.path,
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            // 16 writers flushing back to back can keep one waiting past the 10 s default:
+            // the lock is polled, so a writer that unlocks and relocks at once usually wins
+            // (a known limit, see RELIABILITY.md). The stress tests check merging, not that.
+            "PREFERENCES_WORKER_LOCK_TIMEOUT": "300",
+        ]
+    }
+
+    func path(_ domain: String) -> String { "\(home)/\(domain).plist" }
+
+    func file(_ domain: String) -> DomainFile { DomainFile(directory: home, fileName: "\(domain).plist") }
+
+    func store(_ domain: String, lockTimeout: Duration = .seconds(10)) throws -> PreferenceStore {
+        try PreferenceStore(
+            domain: domain, configuration: .init(environment: environment, arguments: ["test"], lockTimeout: lockTimeout))
+    }
+
+    /// The domain's values straight from disk with our decoder; nil if there is no file.
+    func onDisk(_ domain: String) throws -> [String: PropertyListValue]? {
+        guard let data = FileManager.default.contents(atPath: path(domain)) else { return nil }
+        return try BinaryPropertyListDecoder().decode(data).dictionaryValue
+    }
+
+    /// Names in the directory that are temporary files.
+    var temporaryFiles: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: home)) ?? []).filter { $0.contains(".tmp-") }
+    }
+
+    /// Starts a worker with its standard output on a pipe.
+    func startWorker(_ arguments: [String]) throws -> Worker {
+        try Worker(arguments, environment: environment)
+    }
+
+    /// Runs `count` workers at once and requires each to exit 0.
+    func runWorkers(_ count: Int, _ arguments: (Int) -> [String]) throws {
+        let workers = try (0..<count).map { try startWorker(arguments($0)) }
+        for worker in workers {
+            let status = worker.wait()
+            if status != 0 { throw WorkerFailure(description: "worker \(worker.arguments) exited \(status): \(worker.errors)") }
+        }
+    }
+}
+
+struct WorkerFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// A running `PreferencesWorker`.
+final class Worker {
+    let process = Process()
+    let arguments: [String]
+    private let output = Pipe()
+    private let errorOutput = Pipe()
+
+    init(_ arguments: [String], environment: [String: String], executable: String = workerPath) throws {
+        self.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = errorOutput
+        try process.run()
+    }
+
+    var pid: pid_t { process.processIdentifier }
+
+    /// The next line of standard output, blocking; nil at its end.
+    func readLine() -> String? {
+        var bytes: [UInt8] = []
+        while true {
+            guard let chunk = try? output.fileHandleForReading.read(upToCount: 1), let byte = chunk.first else {
+                return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+            }
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+    }
+
+    /// Waits for the exit and returns the status (or the signal's number for a kill).
+    @discardableResult
+    func wait() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// The rest of standard output, after exit.
+    var remainingOutput: String {
+        String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    /// Standard error, after exit.
+    var errors: String {
+        String(decoding: errorOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+}
+
+/// The worker executable built beside the tests.
+let workerPath = builtProductsDirectory.appendingPathComponent("PreferencesWorker").path
+
+/// Whether the long (soak) versions run: `RELIABILITY_SOAK=1`, set by Tests/Scripts/soak.sh.
+let isSoak = ProcessInfo.processInfo.environment["RELIABILITY_SOAK"] == "1"
+
+/// The full path of a program on `PATH`, if it is installed.
+func installedProgram(_ name: String) -> String? {
+    let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+    return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+}
+
+/// Prints a measured figure in a form RELIABILITY.md quotes: `FIGURE name: value`.
+func figure(_ name: String, _ value: String) {
+    print("FIGURE \(name): \(value)")
+}
+
+/// Milliseconds with one decimal.
+func milliseconds(_ duration: Duration) -> String {
+    let value = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    return String(format: "%.1f ms", value)
+}
+
+/// The values of one generation of the worker's `flush-loop` writer (the same function as
+/// in Tests/PreferencesWorker/ReliabilityCommands.swift): every key holds the generation.
+func generationValues(_ generation: Int, keys: Int) -> [String: PropertyListValue] {
+    var state: [String: PropertyListValue] = ["generation": .integer(generation)]
+    for key in 0..<keys { state["k\(key)"] = .integer(generation) }
+    state["payload"] = .data(Data(repeating: UInt8(truncatingIfNeeded: generation), count: 100 + (generation % 13) * 700))
+    return ["state": .dictionary(state)]
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# EIO on fsync, through the store's retry: the first fsync of a thread fails (strace
+# `inject=fsync:error=EIO:when=1`, counted per thread, so the explicit flush's and perhaps
+# the background flush's), the next flush must write a new temporary file, and the
+# failed file's descriptor must never be fsynced again (its data may be lost whatever a
+# second fsync says). Usage: bash Tests/Scripts/fsync-eio-retry.sh [BIN-PATH]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+bin="${1:-$(swift build --show-bin-path)}"
+home="$(mktemp -d)"
+trap 'rm -rf "$home"' EXIT
+chmod 700 "$home"
+PREFERENCES_HOME="$home" strace -f -qq -o "$home.log" -e trace=openat,fsync,close,rename \
+    -e inject=fsync:error=EIO:when=1 "$bin/PreferencesWorker" flush-retry com.example.eio
+exec python3 - "$home" <<'PY'
+import os, plistlib, re, sys
+home = sys.argv[1]
+lines = open(home + ".log").read().splitlines()
+os.remove(home + ".log")
+temp_opens = []  # (line number, path, fd)
+for number, line in enumerate(lines):
+    m = re.search(r'openat\(AT_FDCWD, "([^"]*\.tmp-[^"]*)".* = (\d+)$', line)
+    if m:
+        temp_opens.append((number, m.group(1), m.group(2)))
+# strace counts per thread, so the background flush's first fsync may fail too: every
+# injected failure is checked.
+failed = [n for n, line in enumerate(lines) if "fsync(" in line and "EIO" in line and "INJECTED" in line]
+problems = []
+if not failed: problems.append("no injected fsync failure")
+if len(temp_opens) < len(failed) + 1: problems.append("expected a new temporary file per attempt, saw %d for %d failures" % (len(temp_opens), len(failed)))
+if len(set(path for _, path, _ in temp_opens)) != len(temp_opens): problems.append("a temporary file name was reused")
+for failure in failed:
+    fd = re.search(r"fsync\((\d+)", lines[failure]).group(1)
+    # Between the failure and the close of its descriptor, no second fsync of it.
+    for line in lines[failure + 1:]:
+        if re.search(r"close\(%s\)" % fd, line): break
+        if re.search(r"fsync\(%s\)" % fd, line): problems.append("a failed descriptor was fsynced again: " + line)
+for _, path, _ in temp_opens:
+    if os.path.exists(path): problems.append("temporary file %s is still there" % path)
+with open(os.path.join(home, "com.example.eio.plist"), "rb") as f:
+    if plistlib.load(f) != {"retried": "value"}: problems.append("the retry did not write the key")
+leftover = [n for n in os.listdir(home) if ".tmp-" in n]
+if leftover: problems.append("temporary files left: %s" % leftover)
+for line in lines:
+    if "fsync" in line or ".tmp-" in line: print("  " + line)
+print("fsync-eio-retry: " + ("; ".join(problems) if problems else "ok: %d injected failure(s), %d temporary files, none reused, no failed descriptor fsynced again, key written" % (len(failed), len(temp_opens))))
+sys.exit(1 if problems else 0)
+PY
