@@ -51,6 +51,18 @@ struct SecurityTests {
         #expect(try fixture.onDisk("com.example.directory") == ["k": "after"])
     }
 
+    @Test("a sticky world-writable preferences directory (as /tmp) is written: others cannot replace our files there")
+    func stickyDirectory() throws {
+        let fixture = try ReliabilityFixture()
+        let store = try fixture.store("com.example.sticky")
+        store.set("before", forKey: "k")
+        try store.flush()
+        #expect(chmod(fixture.home, 0o1777) == 0)
+        store.set("after", forKey: "k")
+        try store.flush()
+        #expect(try fixture.onDisk("com.example.sticky") == ["k": "after"])
+    }
+
     @Test("under umask 000, created directories are 0700 and the domain and lock files 0600")
     func umaskZero() throws {
         let fixture = try ReliabilityFixture()

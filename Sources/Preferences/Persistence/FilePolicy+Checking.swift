@@ -40,7 +40,8 @@ extension FilePolicy {
     ///
     /// Whoever can write the directory can rename, replace or delete the domain file, so it
     /// must be owned by one of ``trustedOwners`` and not writable by its group or others
-    /// (the file's own checks cannot stop a replacement made between two writes).
+    /// unless it is sticky (the file's own checks cannot stop a replacement made between
+    /// two writes).
     func checkDirectory(_ status: Stat, path: String) throws(PreferencesError) {
         let owner = status.userID.rawValue
         guard trustedOwners.contains(owner) else {
@@ -48,7 +49,10 @@ extension FilePolicy {
                 .wrongOwner, path: path,
                 "the preferences directory is owned by uid \(owner), not by \(describeTrustedOwners()); another user could replace or delete its files, so nothing is written there")
         }
-        guard status.permissions.isDisjoint(with: [.groupWrite, .otherWrite]) else {
+        // A sticky directory (/tmp, mode 1777) lets others add files but not rename or delete
+        // ours, and the domain and lock files' own checks refuse anything planted under our
+        // names, so writing there is as safe as in a private directory.
+        guard status.permissions.contains(.saveText) || status.permissions.isDisjoint(with: [.groupWrite, .otherWrite]) else {
             throw PreferencesError(
                 .insecurePermissions, path: path,
                 "the preferences directory is group- or world-writable (mode \(Self.octal(status.permissions))), so other users could replace or delete its files; run chmod go-w on it")
