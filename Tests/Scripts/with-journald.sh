@@ -30,12 +30,9 @@ journald=$!
 trap 'kill -TERM "$journald" 2>/dev/null; wait "$journald" 2>/dev/null || true' EXIT
 
 socket=/run/systemd/journal/socket
-for _ in $(seq 100); do
-    [[ -S $socket ]] && break
-    kill -0 "$journald" 2>/dev/null || { echo "error: systemd-journald exited" >&2; exit 1; }
-    sleep 0.1
-done
-[[ -S $socket ]] || { echo "error: systemd-journald made no socket at $socket" >&2; exit 1; }
+# shellcheck source=journald-socket.sh
+source "$(dirname "${BASH_SOURCE[0]}")/journald-socket.sh"
+wait_for_journal_socket "$journald"
 
 export JOURNALD_LOGGING_TEST_JOURNAL=$socket
 status=0

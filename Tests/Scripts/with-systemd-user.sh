@@ -49,13 +49,9 @@ trap stop_all EXIT
 
 setsid /lib/systemd/systemd-journald </dev/null >/dev/null 2>&1 &
 journald=$!
-socket=/run/systemd/journal/socket
-for _ in $(seq 100); do
-    [[ -S $socket ]] && break
-    kill -0 "$journald" 2>/dev/null || { echo "error: systemd-journald exited" >&2; exit 1; }
-    sleep 0.1
-done
-[[ -S $socket ]] || { echo "error: systemd-journald made no socket at $socket" >&2; exit 1; }
+# shellcheck source=journald-socket.sh
+source "$(dirname "${BASH_SOURCE[0]}")/journald-socket.sh"
+wait_for_journal_socket "$journald"
 
 setsid /lib/systemd/systemd --user --log-target=journal </dev/null >"$HOME/manager.log" 2>&1 &
 manager=$!
