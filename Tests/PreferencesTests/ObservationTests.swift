@@ -171,6 +171,26 @@ struct LocalObservationTests {
         _ = (observation, everything)
     }
 
+    @Test("postsDidChangeNotification false: no didChangeNotification, observers still called")
+    func notificationsOff() throws {
+        let fixture = try StoreFixture()
+        var configuration = fixture.configuration
+        configuration.postsDidChangeNotification = false
+        let store = try PreferenceStore(domain: "com.example.quiet", configuration: configuration)
+        let notified = Mutex(0)
+        let token = NotificationCenter.default.addObserver(forName: PreferenceStore.didChangeNotification, object: store, queue: nil) { _ in
+            notified.withLock { $0 += 1 }
+        }
+        let all = ChangeLog()
+        let observation = store.observeAllKeys { all.append($0) }
+        store.set(1, forKey: "a")
+        store.set(2, forKey: "a")
+        NotificationCenter.default.removeObserver(token)
+        #expect(notified.withLock { $0 } == 0)
+        #expect(all.all.map(\.newValue) == [.integer(1), .integer(2)])
+        _ = observation
+    }
+
     @Test("changes(forKey:) and values(for:) are async sequences")
     func asyncSequences() async throws {
         let fixture = try StoreFixture()

@@ -49,6 +49,30 @@ struct TypedKeyTests {
         #expect(store[key] == "value")
     }
 
+    @Test("a key declared after its value was set follows later sets, removals and reloads")
+    func lateKeyFollowsChanges() throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.store()
+        let other = try fixture.store()
+        // Resolved before the key has a slot: the store must still update the slot later.
+        let name = "DeclaredAfterSet-\(UUID().uuidString)"
+        store.set(1, forKey: name)
+        let key = PreferenceKey(name, default: -1)
+        store.set(2, forKey: name)
+        #expect(store[key] == 2)
+        store.set(3, forKey: name)
+        #expect(store[key] == 3)
+        store.removeObject(forKey: name)
+        #expect(store[key] == -1)
+        store.set(4, forKey: name)
+        #expect(store[key] == 4)
+        // A change made by another store of the process reaches this one's slot too.
+        other.set(5, forKey: name)
+        #expect(store[key] == 5)
+        try other.flush()
+        #expect(store[key] == 5)
+    }
+
     @Test("Codable values are stored as native dictionaries, not JSON strings")
     func codable() throws {
         let fixture = try StoreFixture()

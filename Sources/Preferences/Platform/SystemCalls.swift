@@ -23,6 +23,23 @@ enum SystemCalls {
         Glibc.getpid()
     }
 
+    /// The number of processors configured (`sysconf(_SC_NPROCESSORS_CONF)`), at least 1.
+    static func processorCount() -> Int {
+        max(1, Glibc.sysconf(Int32(Glibc._SC_NPROCESSORS_CONF)))
+    }
+
+    /// The processor this thread is running on now (`sched_getcpu`: a read of the thread's
+    /// rseq area, a few nanoseconds), or 0 if the system cannot tell. The thread may move
+    /// at any moment: callers use it only to spread work, never for correctness.
+    static func currentProcessor() -> Int {
+        Int(max(0, glibcSchedGetCPU()))
+    }
+
+    /// Gives the processor to another thread (`sched_yield`).
+    static func yieldProcessor() {
+        _ = Glibc.sched_yield()
+    }
+
     /// Flushes a file's data and metadata to its storage device (`fsync`).
     ///
     /// Not retried on `EINTR` or anything else: after a failed `fsync` the kernel may already
@@ -343,3 +360,9 @@ extension SystemCalls {
         let name: String?
     }
 }
+
+/// glibc's `int sched_getcpu(void)`, which Glibc's module hides behind `_GNU_SOURCE`.
+/// Declared by symbol: it takes nothing and returns a C int, which Swift's calling
+/// convention passes as C does.
+@_silgen_name("sched_getcpu")
+private func glibcSchedGetCPU() -> CInt

@@ -24,6 +24,14 @@ extension PreferenceStore {
         /// else standard error for warnings and errors only. The first store to open a
         /// domain file in a process decides its logger.
         public var logger: Logger?
+        /// Whether every change is also posted as `didChangeNotification` on
+        /// `NotificationCenter.default` (default true, as `UserDefaults` does).
+        ///
+        /// On Linux a post costs about 0.8 µs even when nobody observes it (corelibs-Foundation
+        /// bridges the notification's object on every post), a third of a `set`. A program
+        /// that observes with `observe(_:options:handler:)` or `changes(forKey:)` only can
+        /// turn it off.
+        public var postsDidChangeNotification: Bool
 
         /// Creates a configuration; every parameter defaults to the process's own.
         public init(
@@ -32,7 +40,8 @@ extension PreferenceStore {
             sizeLimit: Int = 1 << 20,
             softSizeLimit: Int = 256 << 10,
             lockTimeout: Duration = .seconds(10),
-            logger: Logger? = nil
+            logger: Logger? = nil,
+            postsDidChangeNotification: Bool = true
         ) {
             self.environment = environment
             self.arguments = arguments
@@ -40,6 +49,7 @@ extension PreferenceStore {
             self.softSizeLimit = softSizeLimit
             self.lockTimeout = lockTimeout
             self.logger = logger
+            self.postsDidChangeNotification = postsDidChangeNotification
         }
     }
 }

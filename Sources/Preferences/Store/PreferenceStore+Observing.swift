@@ -4,7 +4,7 @@ extension PreferenceStore {
     /// Posted on `NotificationCenter.default` with the store as object after its effective
     /// values change, whether this process or another made the change. As on Apple's
     /// systems it carries no `userInfo`; use ``observeAllKeys(options:handler:)`` to learn
-    /// which keys changed.
+    /// which keys changed. ``Configuration/postsDidChangeNotification`` turns it off.
     public static let didChangeNotification = Notification.Name("PreferenceStoreDidChangeNotification")
     /// Posted when a set takes the domain over its soft size limit, or is refused at its hard
     /// limit, with the store as object and `userInfo` `key` (String), `size` and `limit`
@@ -106,7 +106,9 @@ extension PreferenceStore {
         if !observers.isEmpty {
             observers.deliver(changes.map { PreferenceChange(key: $0.key, oldValue: $0.old, newValue: $0.new, origin: origin) })
         }
-        NotificationCenter.default.post(name: Self.didChangeNotification, object: self)
+        if configuration.postsDidChangeNotification {
+            NotificationCenter.default.post(name: Self.didChangeNotification, object: self)
+        }
     }
 
     /// Sends prior notifications for a change this process is about to make.

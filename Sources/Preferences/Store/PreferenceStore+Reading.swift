@@ -4,7 +4,7 @@ import Synchronization
 extension PreferenceStore {
     /// The value for `key` from the first layer of the search list that holds it.
     public func value(forKey key: String) -> PropertyListValue? {
-        values.withLock { $0.value(forKey: key) }
+        values.read { $0.value(forKey: key) }
     }
 
     /// The value for `key` as a Swift value (`Bool`, `Int`, `Double`, `String`, `Date`,
@@ -16,7 +16,7 @@ extension PreferenceStore {
     /// The string for `key`; numbers give their shortest decimal form and booleans "1"
     /// or "0"; nil for other types and missing keys.
     public func string(forKey key: String) -> String? {
-        values.withLock { $0.value(forKey: key)?.coercedString }
+        values.read { $0.value(forKey: key)?.coercedString }
     }
 
     /// The array for `key`, or nil if the value is not an array.
@@ -33,13 +33,13 @@ extension PreferenceStore {
 
     /// The data for `key`, or nil if the value is not data.
     public func data(forKey key: String) -> Data? {
-        values.withLock { $0.value(forKey: key)?.dataValue }
+        values.read { $0.value(forKey: key)?.dataValue }
     }
 
     /// The array of strings for `key`, or nil if the value is not an array of strings
     /// only.
     public func stringArray(forKey key: String) -> [String]? {
-        values.withLock { $0.value(forKey: key)?.coercedStringArray }
+        values.read { $0.value(forKey: key)?.coercedStringArray }
     }
 
     /// The URL for `key`: a stored path (with `~` expanded) as a file URL, or a stored
@@ -51,29 +51,29 @@ extension PreferenceStore {
     /// The integer for `key`: reals truncate, numeric strings parse (`"1.0"` is 1),
     /// booleans are 1 or 0; 0 if missing or not numeric.
     public func integer(forKey key: String) -> Int {
-        values.withLock { $0.value(forKey: key)?.coercedInteger } ?? 0
+        values.read { $0.value(forKey: key)?.coercedInteger } ?? 0
     }
 
     /// The float for `key`, with the coercions of ``double(forKey:)``; 0 if missing.
     public func float(forKey key: String) -> Float {
-        values.withLock { $0.value(forKey: key)?.coercedFloat } ?? 0
+        values.read { $0.value(forKey: key)?.coercedFloat } ?? 0
     }
 
     /// The double for `key`: numbers convert (a stored Float keeps its precision),
     /// numeric strings parse, `true` is 1; 0 if missing.
     public func double(forKey key: String) -> Double {
-        values.withLock { $0.value(forKey: key)?.coercedDouble } ?? 0
+        values.read { $0.value(forKey: key)?.coercedDouble } ?? 0
     }
 
     /// The boolean for `key`: non-zero numbers and strings starting with Y, y, T, t or a
     /// digit 1-9 are true; false if missing.
     public func bool(forKey key: String) -> Bool {
-        values.withLock { $0.value(forKey: key)?.coercedBool } ?? false
+        values.read { $0.value(forKey: key)?.coercedBool } ?? false
     }
 
     /// Every key visible through the search list, with its winning value.
     public func dictionaryRepresentation() -> [String: Any] {
-        values.withLock { $0.allValues }.mapValues(\.bridged)
+        values.read { $0.allValues }.mapValues(\.bridged)
     }
 
     /// Reads a typed key: the stored value if it has the key's type, else its default.
@@ -82,22 +82,36 @@ extension PreferenceStore {
     @inlinable
     public subscript<Value>(key: PreferenceKey<Value>) -> Value {
         get {
-            let stored = values.withLock { state -> PropertyListValue? in
-                if key.slot >= state.slots.count { state.fillSlots() }
-                return state.slots[key.slot]
+            // Captures the slot alone: capturing the key would retain its name on every read.
+            let slot = key.slot
+            while true {
+                // Converted inside the read, so the stored value is borrowed, not copied.
+                let (isCovered, value) = values.read { state -> (Bool, Value?) in
+                    guard slot < state.slots.count else { return (false, nil) }
+                    return (true, state.slots[slot].flatMap(Value.init(propertyListValue:)))
+                }
+                if isCovered { return value ?? key.defaultValue }
+                // The key was declared after the slots were last filled.
+                fillSlots(covering: slot)
             }
-            guard let stored, let value = Value(propertyListValue: stored) else { return key.defaultValue }
-            return value
         }
         set {
             setValue(newValue.propertyListValue, forKey: key.name)
         }
     }
 
+    /// Grows the typed-value array to cover `slot` (a key declared after it was filled).
+    @usableFromInline
+    func fillSlots(covering slot: Int) {
+        values.withLock { state in
+            if slot >= state.slots.count { state.fillSlots() }
+        }
+    }
+
     /// True if `key`'s value is forced by the administrator (the managed layer), so the
     /// program should not offer to change it.
     public func objectIsForced(forKey key: String) -> Bool {
-        values.withLock { state in
+        values.read { state in
             state.resolution(forKey: key).map { state.layers[$0.layerIndex].kind == .managed } ?? false
         }
     }

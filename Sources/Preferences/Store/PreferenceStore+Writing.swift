@@ -69,8 +69,8 @@ extension PreferenceStore {
     public func trySet(_ value: PropertyListValue?, forKey key: String) throws(PreferencesError) {
         // Prior notifications go out before the change, with no lock held.
         if observers.wantsPrior(key) {
-            let preview = values.withLock { state -> ResolvedValues.Change? in
-                guard let index = state.index(of: .app), state.layers[index].values[key] != value else { return nil }
+            let preview = values.read { state -> ResolvedValues.Change? in
+                guard let index = state.appIndex, state.layers[index].values[key] != value else { return nil }
                 return state.previewSet(value, forKey: key, inLayer: index)
             }
             if let preview { deliverPrior(preview) }
@@ -79,11 +79,13 @@ extension PreferenceStore {
         // The layer and the domain's pending changes are updated in one critical section,
         // so no delivery of the domain's state can fall between them and undo the set.
         let outcome = values.withLock { state -> SetOutcome in
-            guard let index = state.index(of: .app), state.layers[index].values[key] != value else { return .unchanged }
+            guard let index = state.appIndex else { return .unchanged }
+            let previous = state.layers[index].values[key]
+            guard previous != value else { return .unchanged }
             let before = state.appDomainSize
-            let after = state.appDomainSize(setting: value, forKey: key)
+            let after = before + ResolvedValues.sizeChange(forKey: key, from: previous, to: value)
             if after > hard && after > before { return .refused(size: after) }
-            let effect = state.set(value, forKey: key, inLayer: index)
+            let effect = state.set(value, forKey: key, inLayer: index, appDomainSize: after)
             let delivery = appDomain.record(value, forKey: key, from: self)
             let mustNotify = state.queueNotification(effect.map { [$0] } ?? [], origin: .thisProcess)
             return .applied(mustNotify: mustNotify, delivery: delivery, crossedSoftLimit: before <= soft && after > soft, size: after)
@@ -165,7 +167,7 @@ extension PreferenceStore {
     public func synchronize() -> Bool {
         var succeeded = true
         do throws(PreferencesError) { try flush() } catch { succeeded = false }
-        for source in values.withLock({ $0.layers.compactMap(\.source) }) where !source.hasPendingChanges {
+        for source in values.read({ $0.layers.compactMap(\.source) }) where !source.hasPendingChanges {
             source.reload()
         }
         return succeeded
@@ -212,7 +214,7 @@ extension PreferenceStore {
     }
 
     private func writableDomains() -> [PersistentDomain] {
-        let layered = values.withLock { $0.layers.compactMap(\.source) }.filter(\.isWritable)
+        let layered = values.read { $0.layers.compactMap(\.source) }.filter(\.isWritable)
         let touched = withExtras { Array($0.touchedDomains.values) }
         var seen = Set<ObjectIdentifier>()
         return (layered + touched).filter { seen.insert(ObjectIdentifier($0)).inserted }

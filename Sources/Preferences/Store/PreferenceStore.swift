@@ -48,7 +48,7 @@ public final class PreferenceStore: Sendable {
     let locations: DomainLocations
     /// The writable file of this domain, where `set` writes.
     let appDomain: PersistentDomain
-    @usableFromInline let values: Mutex<ResolvedValues>
+    @usableFromInline let values: ReadMostly<ResolvedValues>
     /// Who is told about changes.
     let observers = ObserverTable()
     let extras: Mutex<Extras>
@@ -90,13 +90,13 @@ public final class PreferenceStore: Sendable {
             DomainFile(directory: locations.userDirectory, fileName: DomainLocations.fileName(stem: name.rawValue)),
             policy: userPolicy, isWritable: true, logger: configuration.logger ?? PreferencesLogger.default)
         extras = Mutex(Extras())
-        values = Mutex(ResolvedValues(layers: []))
+        values = ReadMostly(ResolvedValues(layers: []))
         let layers = makeLayers(suites: [])
         _ = values.withLock { $0.setLayers(layers) }
     }
 
     deinit {
-        let sources = values.withLock { $0.layers.compactMap(\.source) }
+        let sources = values.read { $0.layers.compactMap(\.source) }
         for source in sources { source.unsubscribe(self) }
     }
 
@@ -190,7 +190,7 @@ public final class PreferenceStore: Sendable {
     /// Reads fall back to the other layers and to a file's last good values; the file's
     /// bytes are left untouched until this process writes the domain.
     public var fileProblems: [PreferencesError] {
-        values.withLock { $0.layers.compactMap(\.source) }.compactMap(\.problem)
+        values.read { $0.layers.compactMap(\.source) }.compactMap(\.problem)
     }
 
     // MARK: Suites and extras

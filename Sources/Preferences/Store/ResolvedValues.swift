@@ -18,9 +18,16 @@ struct ResolvedValues: Sendable {
     struct Resolution: Sendable, Equatable {
         var value: PropertyListValue
         var layerIndex: Int
+        /// The key's `KeySlots` slot, or -1 if it had none when last looked up; kept so a
+        /// set need not look the name up again (`fillSlots` refreshes it for keys declared
+        /// later).
+        var slot: Int = -1
     }
 
     private(set) var layers: [Layer]
+    /// The index of the app layer, where `set` writes: looked up once per layer change
+    /// rather than on every set.
+    private(set) var appIndex: Int?
     private(set) var resolved: [String: Resolution] = [:]
     /// Resolved values of typed keys, indexed by `KeySlots` slot; may be shorter than the
     /// number of slots (keys declared later), which readers handle.
@@ -57,6 +64,7 @@ struct ResolvedValues: Sendable {
 
     init(layers: [Layer]) {
         self.layers = layers
+        appIndex = index(of: .app)
         resolveAll()
     }
 
@@ -78,6 +86,7 @@ struct ResolvedValues: Sendable {
     mutating func setLayers(_ layers: [Layer]) -> [Change] {
         let before = resolved
         self.layers = layers
+        appIndex = index(of: .app)
         measureAppDomain()
         resolveAll()
         var changes: [Change] = []
@@ -95,25 +104,37 @@ struct ResolvedValues: Sendable {
     ///   (the same value, or a higher layer hides it).
     @discardableResult
     mutating func set(_ value: PropertyListValue?, forKey key: String, inLayer index: Int) -> Change? {
-        if layers[index].kind == .app {
-            appDomainSize += PropertyListValue.estimatedEntrySize(key: key, value: value)
-                - PropertyListValue.estimatedEntrySize(key: key, value: layers[index].values[key])
-        }
+        let previous = layers[index].values[key]
+        let size = layers[index].kind == .app
+            ? appDomainSize + Self.sizeChange(forKey: key, from: previous, to: value) : appDomainSize
+        return set(value, forKey: key, inLayer: index, appDomainSize: size)
+    }
+
+    /// `set(_:forKey:inLayer:)` for a caller that has already compared the key's previous
+    /// value and computed the app domain's size after the change (`set` does both on
+    /// every call, so it looks the key up once).
+    mutating func set(
+        _ value: PropertyListValue?, forKey key: String, inLayer index: Int, appDomainSize size: Int
+    ) -> Change? {
+        appDomainSize = size
         layers[index].values[key] = value
-        generation &+= 1
         let (old, new) = resolve(key)
         return old?.value == new?.value ? nil : Change(key: key, old: old?.value, new: new?.value)
     }
 
-    /// The app domain's estimated size if `key` held `value` instead.
-    func appDomainSize(setting value: PropertyListValue?, forKey key: String) -> Int {
-        guard let index = index(of: .app) else { return appDomainSize }
-        return appDomainSize + PropertyListValue.estimatedEntrySize(key: key, value: value)
-            - PropertyListValue.estimatedEntrySize(key: key, value: layers[index].values[key])
+    /// How much the app domain's estimated size changes when `key` goes from `old` to
+    /// `new` (nil: absent).
+    static func sizeChange(forKey key: String, from old: PropertyListValue?, to new: PropertyListValue?) -> Int {
+        switch (old, new) {
+        case (let old?, let new?): return new.estimatedEncodedSize - old.estimatedEncodedSize
+        default:
+            return PropertyListValue.estimatedEntrySize(key: key, value: new)
+                - PropertyListValue.estimatedEntrySize(key: key, value: old)
+        }
     }
 
     private mutating func measureAppDomain() {
-        guard let index = index(of: .app) else { return }
+        guard let index = appIndex else { return }
         appDomainSize = layers[index].values.reduce(0) { $0 + PropertyListValue.estimatedEntrySize(key: $1.key, value: $1.value) }
     }
 
@@ -152,20 +173,39 @@ struct ResolvedValues: Sendable {
     /// Re-resolves one key from the layers, first hit wins.
     @discardableResult
     mutating func resolve(_ key: String) -> (old: Resolution?, new: Resolution?) {
-        var winner: Resolution? = nil
-        for (index, layer) in layers.enumerated() where !layer.values.isEmpty {
-            if let value = layer.values[key] {
-                winner = Resolution(value: value, layerIndex: index)
+        generation &+= 1
+        var winner: (value: PropertyListValue, layerIndex: Int)? = nil
+        // By index: iterating the layers would copy each one (and retain its dictionary).
+        for index in layers.indices where !layers[index].values.isEmpty {
+            if let value = layers[index].values[key] {
+                winner = (value, index)
                 break
             }
         }
-        let old = resolved[key]
-        if let winner { resolved[key] = winner } else { resolved.removeValue(forKey: key) }
-        if let slot = KeySlots.existingSlot(for: key), slot < slots.count {
-            slots[slot] = winner?.value
+        // One hash of the key for the common case, an existing key changing value.
+        let old: Resolution?
+        var new: Resolution? = nil
+        if let position = resolved.index(forKey: key) {
+            old = resolved.values[position]
+            if let winner {
+                resolved.values[position].value = winner.value
+                resolved.values[position].layerIndex = winner.layerIndex
+                new = resolved.values[position]
+            } else {
+                resolved.remove(at: position)
+            }
+        } else {
+            old = nil
+            if let winner {
+                new = Resolution(value: winner.value, layerIndex: winner.layerIndex, slot: KeySlots.existingSlot(for: key) ?? -1)
+                resolved[key] = new
+            }
         }
-        generation &+= 1
-        return (old, winner)
+        let slot = (old ?? new)?.slot ?? -1
+        if slot >= 0, slot < slots.count {
+            slots[slot] = new?.value
+        }
+        return (old, new)
     }
 
     /// Rebuilds `resolved` and `slots` from every layer.
@@ -187,8 +227,13 @@ struct ResolvedValues: Sendable {
     @usableFromInline
     mutating func fillSlots(count: Int? = nil) {
         let names = KeySlots.names
-        let target = max(count ?? names.count, names.count)
-        slots = (0..<target).map { slot in slot < names.count ? resolved[names[slot]]?.value : nil }
+        var filled = [PropertyListValue?](repeating: nil, count: max(count ?? names.count, names.count))
+        for (slot, name) in names.enumerated() {
+            guard let position = resolved.index(forKey: name) else { continue }
+            resolved.values[position].slot = slot
+            filled[slot] = resolved.values[position].value
+        }
+        slots = filled
     }
 
     /// The winning value for `key`.

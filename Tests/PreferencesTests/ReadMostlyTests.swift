@@ -1,0 +1,77 @@
+import Foundation
+import Synchronization
+@testable import Preferences
+import Testing
+
+@Suite("Read-mostly lock")
+struct ReadMostlyTests {
+    /// Two fields every write changes together: a read that overlapped a write would see
+    /// them differ.
+    struct Pair: Sendable {
+        var first = 0
+        var second = 0
+        var history: [Int] = []
+    }
+
+    @Test("reads never overlap a write: 4 writer threads × 5,000 writes beside 4 reader threads")
+    func readsAndWritesExclude() {
+        let lock = ReadMostly(Pair())
+        let writers = 4, writesEach = 5_000, readers = 4
+        let tornReads = Atomic<Int>(0)
+        let backwardsReads = Atomic<Int>(0)
+        let readsDone = Atomic<Int>(0)
+        let writersLeft = Atomic<Int>(writers)
+        let finished = DispatchGroup()
+        // Threads of their own: a concurrentPerform on 2 cores would run the writers
+        // before the readers, and nothing would overlap.
+        func spawn(_ body: @escaping @Sendable () -> Void) {
+            finished.enter()
+            Thread.detachNewThread {
+                body()
+                finished.leave()
+            }
+        }
+        for _ in 0..<readers {
+            spawn {
+                var last = 0
+                // Until every writer is done, and at least 10,000 reads.
+                var count = 0
+                while writersLeft.load(ordering: .acquiring) > 0 || count < 10_000 {
+                    let (first, second, newest) = lock.read { pair in (pair.first, pair.second, pair.history.last ?? 0) }
+                    if first != second || newest != first { tornReads.add(1, ordering: .relaxed) }
+                    if first < last { backwardsReads.add(1, ordering: .relaxed) }
+                    last = first
+                    count += 1
+                }
+                readsDone.add(count, ordering: .relaxed)
+            }
+        }
+        for _ in 0..<writers {
+            spawn {
+                for _ in 0..<writesEach {
+                    lock.withLock { pair in
+                        pair.first += 1
+                        // Something that reallocates, so a torn read would touch freed memory.
+                        pair.history.append(pair.first)
+                        if pair.history.count > 64 { pair.history.removeFirst(32) }
+                        pair.second += 1
+                    }
+                }
+                writersLeft.subtract(1, ordering: .releasing)
+            }
+        }
+        finished.wait()
+        #expect(tornReads.load(ordering: .relaxed) == 0)
+        #expect(backwardsReads.load(ordering: .relaxed) == 0)
+        #expect(readsDone.load(ordering: .relaxed) >= readers * 10_000)
+        #expect(lock.read { $0.first } == writers * writesEach)
+        #expect(lock.read { $0.second } == writers * writesEach)
+    }
+
+    @Test("a read inside a read does not wait")
+    func nestedRead() {
+        let lock = ReadMostly(Pair(first: 7, second: 7))
+        let sum = lock.read { outer in outer.first + lock.read { $0.second } }
+        #expect(sum == 14)
+    }
+}
