@@ -129,6 +129,10 @@ ours_set = bench("Store: set(_:forKey:) Int (ours)")
 foundation_set = bench("Store: set(_:forKey:) Int (Foundation UserDefaults)")
 row("`set` (in memory)", fmt(ours_set), f"UserDefaults {fmt(foundation_set)} ({ratio(foundation_set, ours_set)})",
     "≤ 1 µs", None if ours_set is None else ours_set <= 1e3)
+quiet_set = bench("Store: set(_:forKey:) Int, didChangeNotification off (ours)")
+row("`set` (in memory), `postsDidChangeNotification: false`", fmt(quiet_set),
+    f"UserDefaults {fmt(foundation_set)} ({ratio(foundation_set, quiet_set)})",
+    "≤ 1 µs", None if quiet_set is None else quiet_set <= 1e3)
 for label in ["1-key", "1,000-key"]:
     ours = bench(f"Store: set + flush(), {label} domain (ours)")
     peer = bench(f"Store: set + synchronize(), {label} domain (Foundation UserDefaults)")

@@ -41,7 +41,7 @@ struct DomainFileTests {
     @Test("values written by an update read back equal, with the identity and size on disk")
     func roundTrip() throws {
         let fixture = try DomainFileFixture()
-        let (count, written) = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { values in
+        let (count, written, _) = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { values in
             values = Self.sampleValues
             return values.count
         }
@@ -220,7 +220,7 @@ struct DomainFileTests {
         let policy = try hazard.plant(in: fixture)
         let original = try #require(FileSnapshot(fixture.file.path)?.bytes)
 
-        let (count, written) = try fixture.file.update(policy: policy, recovering: ["kept": "last good"]) { values in
+        let (count, written, _) = try fixture.file.update(policy: policy, recovering: ["kept": "last good"]) { values in
             values["new"] = 1
             return values.count
         }

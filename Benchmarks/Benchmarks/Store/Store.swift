@@ -133,6 +133,16 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    Benchmark("Store: set(_:forKey:) Int, didChangeNotification off (ours)") { benchmark in
+        let store = StoreFixture.quiet
+        var counter = 0
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            counter &+= 1
+            store.set(counter, forKey: "Counter")
+        }
+    }
+
     Benchmark("Store: set(_:forKey:) Int (Foundation UserDefaults)") { benchmark in
         let defaults = StoreFixture.shared.foundation
         var counter = 0
@@ -251,6 +261,13 @@ final class StoreFixture: Sendable {
     static let enabled = PreferenceKey("Enabled", default: false)
     static let number = PreferenceKey("Number", default: 0)
     static let name = PreferenceKey("Name", default: "")
+    /// A 1,000-key store that does not post `didChangeNotification`.
+    static let quiet: PreferenceStore = {
+        let store = open(directory: freshDirectory(), postsDidChangeNotification: false)
+        fill(store, keys: 1_000)
+        do { try store.flush() } catch { fatalError("cannot write the benchmark domain: \(error)") }
+        return store
+    }()
 
     let store: PreferenceStore
     let domainFile: String
@@ -296,11 +313,13 @@ final class StoreFixture: Sendable {
         }
     }
 
-    static func open(directory: String) -> PreferenceStore {
+    static func open(directory: String, postsDidChangeNotification: Bool = true) -> PreferenceStore {
         var environment = ProcessInfo.processInfo.environment
         environment["PREFERENCES_HOME"] = directory
         do {
-            return try PreferenceStore(domain: domain, configuration: .init(environment: environment, arguments: ["benchmark"]))
+            return try PreferenceStore(
+                domain: domain,
+                configuration: .init(environment: environment, arguments: ["benchmark"], postsDidChangeNotification: postsDidChangeNotification))
         } catch {
             fatalError("cannot open the benchmark store: \(error)")
         }

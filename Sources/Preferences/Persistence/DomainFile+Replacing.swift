@@ -13,8 +13,8 @@ extension DomainFile {
     /// Atomically replaces the file with `bytes`; the caller holds the domain's lock.
     ///
     /// The bytes go to a fresh temporary file in the same directory, which is synced and
-    /// renamed over the file, and then the directory is synced so the rename itself is
-    /// durable. Until the rename, the old file is untouched: any failure before it removes
+    /// renamed over the file. The rename is durable once the directory is synced, which is
+    /// the caller's to request (``DirectorySync``), so the next write need not wait for it. Until the rename, the old file is untouched: any failure before it removes
     /// the temporary file (and the corrupt file's second name) and throws.
     ///
     /// - Parameter keepingCorruptFileAside: The current file is corrupt: give it a
@@ -48,7 +48,6 @@ extension DomainFile {
         let status = Result { () throws(Errno) in try descriptor.stat() }
         // The data is already synced, so a failed close cannot lose it.
         try? descriptor.close()
-        try syncDirectory(after: "replaced")
         switch status {
         case .success(let status):
             return FileIdentity(status)
@@ -73,7 +72,6 @@ extension DomainFile {
                 throw PreferencesError(.io, path: path, errno: error.rawValue, "the domain file could not be removed: \(error)")
             }
         }
-        try syncDirectory(after: "removed")
     }
 
     /// Creates a new, empty temporary file `.<fileName>.tmp-<pid>-<n>`, mode 0600.
@@ -161,24 +159,6 @@ extension DomainFile {
         throw PreferencesError(
             .io, path: path, errno: Errno.fileExists.rawValue,
             "no free name was found to keep the corrupt domain file aside; nothing was written")
-    }
-
-    /// Syncs the directory, so that a rename or removal in it survives a crash.
-    ///
-    /// - Parameter change: What happened to the domain file, for the error: "replaced" or
-    ///   "removed".
-    private func syncDirectory(after change: String) throws(PreferencesError) {
-        do {
-            let descriptor = try Errno.typed {
-                try FileDescriptor.open(FilePath(directory), .readOnly, options: [.directory, .closeOnExec])
-            }
-            defer { try? descriptor.close() }
-            try SystemCalls.fsync(descriptor)
-        } catch {
-            throw PreferencesError(
-                .io, path: directory, errno: error.rawValue,
-                "the domain file was \(change), but its directory could not be synced to disk (\(error)), so the change may not survive a crash")
-        }
     }
 
     /// The current UTC time as `yyyyMMdd'T'HHmmss`.

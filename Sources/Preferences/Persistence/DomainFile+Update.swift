@@ -15,8 +15,8 @@ extension DomainFile {
     ///    too large) is an error and is left alone.
     /// 4. `body` changes the values. If they equal what is on disk, nothing is written; if they
     ///    are empty, the file is removed rather than written empty; otherwise they are written
-    ///    to a fresh temporary file, synced, and renamed over the file, and the directory is
-    ///    synced.
+    ///    to a fresh temporary file, synced, and renamed over the file. The directory is not
+    ///    synced: the caller requests that (``DirectorySync``) when `changedDirectory` is true.
     ///
     /// On any failure the temporary file is removed and the old file is left byte-identical.
     ///
@@ -27,8 +27,9 @@ extension DomainFile {
     ///     (see ``stillHolds(_:policy:)``), it is not decoded again.
     ///   - body: Changes the values; it runs while the lock is held, so it must not block or
     ///     call out to observers. If it throws, nothing is written.
-    /// - Returns: `body`'s result, and what is on disk afterwards (nil if there is no file).
-    ///   The returned identity equals a later ``identity()`` until someone else writes.
+    /// - Returns: `body`'s result, what is on disk afterwards (nil if there is no file), and
+    ///   whether the file was replaced or removed. The returned identity equals a later
+    ///   ``identity()`` until someone else writes.
     /// - Throws: ``PreferencesError``: the read errors of ``read(policy:)`` for unsafe files,
     ///   `lockTimeout`, `tooLarge` when the new values encode to more than the size limit, or
     ///   `io` with the errno of the call that failed.
@@ -37,7 +38,7 @@ extension DomainFile {
         recovering fallback: [String: PropertyListValue],
         known: DomainContents? = nil,
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
-    ) throws(PreferencesError) -> (result: Result, contents: DomainContents?) {
+    ) throws(PreferencesError) -> (result: Result, contents: DomainContents?, changedDirectory: Bool) {
         try ensureDirectory(policy: policy)
         let lock = try DomainFileLock(path: lockPath, policy: policy)
         // The lock must be held until every step below is done, whichever way this returns.
@@ -70,16 +71,16 @@ extension DomainFile {
 
         // A corrupt file is never "unchanged": its replacement (or removal) is due.
         if !isCorrupt && values == (current?.values ?? [:]) {
-            return (result, current)
+            return (result, current, false)
         }
         if values.isEmpty {
             try remove(keepingCorruptFileAside: isCorrupt)
-            return (result, nil)
+            return (result, nil, true)
         }
         let bytes = try encode(values, limit: policy.sizeLimit)
         let observedAt = SystemCalls.wallClockNanoseconds()
         let identity = try replace(with: bytes, keepingCorruptFileAside: isCorrupt)
-        return (result, DomainContents(values: values, identity: identity, digest: ContentDigest(of: bytes), observedAt: observedAt))
+        return (result, DomainContents(values: values, identity: identity, digest: ContentDigest(of: bytes), observedAt: observedAt), true)
     }
 
     /// The most times a damaged read is retried while the file is still changing.

@@ -390,7 +390,9 @@ final class PersistentDomain: Sendable {
             // An explicit flush may have written everything since this was queued.
             guard hasPendingChanges else { return }
             do throws(PreferencesError) {
-                try flush()
+                // Not waiting for the directory sync: the next flush need not wait for it,
+                // and whoever promises durability waits (see DirectorySync).
+                try flush(durably: false)
                 state.withLock { $0.retryDelay = .zero }
             } catch {
                 // Keep the changes and try again later, backing off to 30 s.
@@ -409,13 +411,20 @@ final class PersistentDomain: Sendable {
         }
     }
 
-    /// Writes this process's pending changes now, durably.
+    /// Writes this process's pending changes now.
     ///
     /// Takes the file's lock, re-reads it, applies only the pending changes, writes a new
     /// file and renames it into place. On failure the changes stay pending.
-    func flush() throws(PreferencesError) {
-        guard hasPendingChanges else { return }
-        _ = try write(onlyIfPending: true) { _ in }
+    ///
+    /// - Parameter durably: Return only once the rename (this one, or an earlier flush's
+    ///   with nothing left to write now) is synced to disk: a crash after the return
+    ///   loses nothing. A background flush passes false and lets ``DirectorySync`` finish.
+    func flush(durably: Bool = true) throws(PreferencesError) {
+        guard hasPendingChanges else {
+            if durably { try DirectorySync.shared.waitForRequestedSyncs(of: file.directory) }
+            return
+        }
+        _ = try write(onlyIfPending: true, durably: durably) { _ in }
     }
 
     /// Flushes, and runs `body` on the file's values under the same lock: the atomic
@@ -438,6 +447,7 @@ final class PersistentDomain: Sendable {
     private func write<Result: Sendable>(
         changing changedKeys: [String] = [],
         onlyIfPending: Bool,
+        durably: Bool = true,
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
     ) throws(PreferencesError) -> Result? {
         guard isWritable else {
@@ -451,7 +461,7 @@ final class PersistentDomain: Sendable {
             }
             let hasChanges = !batch.isEmpty || replacement != nil
             if onlyIfPending && !hasChanges { return nil }
-            let outcome: (result: Result, contents: DomainContents?)
+            let outcome: (result: Result, contents: DomainContents?, changedDirectory: Bool)
             do throws(PreferencesError) {
                 outcome = try file.update(policy: policy, recovering: fallback, known: known) { values throws(PreferencesError) -> Result in
                     if let replacement { values = replacement }
@@ -463,6 +473,7 @@ final class PersistentDomain: Sendable {
                 if hasChanges { PreferencesLogger.report(error, event: .writeFailed, to: logger) }
                 throw error
             }
+            if outcome.changedDirectory { DirectorySync.shared.requestSync(of: file.directory, logger: logger) }
             let identityBefore = state.withLock { $0.known?.identity ?? $0.knownFailure }
             if outcome.contents?.identity != identityBefore {
                 var keys = Set(batch.keys).union(replacement?.keys ?? [:].keys)
@@ -495,10 +506,13 @@ final class PersistentDomain: Sendable {
             // Whoever wrote the changes meanwhile may still be handing the result to the
             // stores; a flush returns only once they have it.
             finishDeliveries(mustDeliver: false)
+            if durably { try DirectorySync.shared.waitForRequestedSyncs(of: file.directory) }
             return nil
         }
         // Outside the flush lock: a store's observers may set or flush again.
         finishDeliveries(mustDeliver: shouldDeliver)
+        // Last, with no lock held: the next writer need not wait for this sync.
+        if durably { try DirectorySync.shared.waitForRequestedSyncs(of: file.directory) }
         return result
     }
 

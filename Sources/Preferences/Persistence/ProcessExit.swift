@@ -14,7 +14,8 @@ enum ProcessExit {
         }
     }
 
-    /// Writes every domain with pending changes; errors are reported, not thrown.
+    /// Writes every domain with pending changes and syncs every directory a background
+    /// flush changed; errors are reported, not thrown.
     static func flushAll() {
         for domain in PersistentDomain.all where domain.isWritable && domain.hasPendingChanges {
             do throws(PreferencesError) {
@@ -23,5 +24,7 @@ enum ProcessExit {
                 PreferencesLogger.report(error, event: .writeFailed, to: domain.logger)
             }
         }
+        // On this thread: the process is exiting, and its queues may not run again.
+        DirectorySync.shared.syncRequestedNow()
     }
 }

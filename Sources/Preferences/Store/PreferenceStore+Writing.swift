@@ -150,7 +150,9 @@ extension PreferenceStore {
     ///   full file system...). The changes stay pending and are retried in the background.
     public func flush() throws(PreferencesError) {
         var firstError: PreferencesError?
-        for domain in writableDomains() where domain.hasPendingChanges {
+        // Domains with nothing pending too: a background flush may have written them, and
+        // flush() returns only once that write's rename is synced to disk.
+        for domain in writableDomains() {
             do throws(PreferencesError) {
                 try domain.flush()
             } catch {
