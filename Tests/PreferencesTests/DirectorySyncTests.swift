@@ -42,7 +42,7 @@ struct DirectorySyncTests {
         #expect(syncs.load(ordering: .relaxed) == 1)
     }
 
-    @Test("requests made while a sync is queued share it")
+    @Test("requests made while a sync runs share the next one")
     func requestsShareOneSync() throws {
         let directory = try TemporaryDirectory()
         let started = DispatchSemaphore(value: 0)
@@ -84,6 +84,22 @@ struct DirectorySyncTests {
         try syncer.waitForRequestedSyncs(of: directory.url.path)
         #expect(syncs.load(ordering: .relaxed) == 3)
         #expect(!syncer.hasOutstandingSync(of: directory.url.path))
+    }
+
+    @Test("a background flush's directory is synced with nobody waiting")
+    func backgroundSyncRuns() throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.store()
+        store.set(1, forKey: "background")
+        let file = fixture.userDirectory + "/com.example.test.plist"
+        let deadline = ContinuousClock.now + .seconds(10)
+        // The background flush writes the file, then the delayed sync covers its rename.
+        while (!FileManager.default.fileExists(atPath: file) || DirectorySync.shared.hasOutstandingSync(of: fixture.userDirectory))
+            && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        #expect(FileManager.default.fileExists(atPath: file))
+        #expect(!DirectorySync.shared.hasOutstandingSync(of: fixture.userDirectory))
     }
 
     @Test("flush() returns with the background flush's directory sync done")

@@ -4,16 +4,18 @@ import Synchronization
 import SystemPackage
 
 /// Makes renames and removals in preferences directories durable (`fsync` of the
-/// directory) on a thread of its own, so the next write need not wait for it.
+/// directory) off the writing thread, one sync for a burst of writes.
 ///
 /// A flush's file is durable once it is synced and renamed, but the rename itself is only
 /// durable once its directory is synced: a second journal commit, as long as the first on
 /// ext4. Done by the flushing thread, it held up the next flush (on this machine, sets in a
-/// loop waited ~0.3 ms each for the previous flush's directory sync). Here every write
-/// requests a sync and goes on; requests that arrive while a sync is queued share it; and
-/// whoever promises durability (an explicit `flush()`, `modify`, the exit flush) waits for
-/// the syncs requested up to that moment. A sync that fails is logged, retried by the next
-/// request, and thrown to every waiter it covered.
+/// loop waited ~0.3 ms each for the previous flush's directory sync), and a sync running
+/// while the next flush syncs its file makes that one wait for two commits. So a write
+/// only requests a sync, which runs a few milliseconds later on a queue of its own,
+/// covering every request made by then (group commit); whoever promises durability (an
+/// explicit `flush()`, `modify`, the exit flush) syncs at once, on its own thread, unless a
+/// sync that started after its request has finished. A failed sync is logged, thrown to
+/// the waiters it covered, and retried by the next wait with a new descriptor.
 final class DirectorySync: Sendable {
     /// The process's one syncer.
     static let shared = DirectorySync()
@@ -22,27 +24,36 @@ final class DirectorySync: Sendable {
     private struct Progress {
         /// Incremented by every request; a sync started after request N covers it.
         var requested: UInt64 = 0
-        /// The newest request the last finished sync covered.
+        /// The newest request a finished sync covered (whether it succeeded or not).
         var completed: UInt64 = 0
-        /// Whether a sync of the directory is queued and has not started.
-        var isQueued = false
-        /// The last sync's failure, and the newest request it covered.
+        /// Whether a delayed sync is scheduled and has not started.
+        var isScheduled = false
+        /// The failure of a sync no successful sync has followed, and the newest request
+        /// it covered.
         var failure: (error: PreferencesError, covering: UInt64)?
-        var waiters: [(request: UInt64, semaphore: DispatchSemaphore)] = []
-        /// The logger of the newest request, for a sync at exit.
+        /// The logger of the newest request: a failure is logged there.
         var logger: Logger?
     }
 
     private let progress = Mutex([String: Progress]())
+    /// Held while syncing, so a second sync of the same requests waits for the first and
+    /// then finds nothing to do.
+    private let syncing = Mutex(())
     private let queue = DispatchQueue(label: "swift-preferences.directory-sync")
+    /// How long a requested sync waits for more requests to share it.
+    private let gatheringDelay: Duration
     /// Syncs an open directory: `fsync`, or a fault injected by a test.
     private let syncDescriptor: @Sendable (FileDescriptor) throws(Errno) -> Void
 
-    /// A syncer that calls `syncDescriptor` instead of `fsync` (tests inject faults and
-    /// delays with it).
-    init(syncDescriptor: @escaping @Sendable (FileDescriptor) throws(Errno) -> Void = { descriptor throws(Errno) in
-        try SystemCalls.fsync(descriptor)
-    }) {
+    /// A syncer whose requested syncs wait `gatheringDelay` for company and that syncs with
+    /// `syncDescriptor` (tests inject faults and delays with it).
+    init(
+        gatheringDelay: Duration = .milliseconds(5),
+        syncDescriptor: @escaping @Sendable (FileDescriptor) throws(Errno) -> Void = { descriptor throws(Errno) in
+            try SystemCalls.fsync(descriptor)
+        }
+    ) {
+        self.gatheringDelay = gatheringDelay
         self.syncDescriptor = syncDescriptor
     }
 
@@ -54,89 +65,87 @@ final class DirectorySync: Sendable {
     /// Asks for `directory` to be synced after a domain file in it was replaced or removed,
     /// and returns at once; a failure is logged to `logger`.
     func requestSync(of directory: String, logger: Logger) {
-        let mustQueue = progress.withLock { progress in
+        let mustSchedule = progress.withLock { progress in
             progress[directory, default: Progress()].requested += 1
             progress[directory]!.logger = logger
-            if progress[directory]!.isQueued { return false }
-            progress[directory]!.isQueued = true
+            if progress[directory]!.isScheduled { return false }
+            progress[directory]!.isScheduled = true
             return true
         }
-        guard mustQueue else { return }
-        queue.async { self.sync(directory, logger: logger) }
+        guard mustSchedule else { return }
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(gatheringDelay.components.attoseconds / 1_000_000_000))) {
+            self.sync(directory, isScheduled: true)
+        }
     }
 
-    /// Waits until every sync of `directory` requested so far has been done; if the last
-    /// one failed and nothing has retried it, retries it first.
+    /// Returns once every sync of `directory` requested so far is done, syncing now on this
+    /// thread if needed; if the last sync failed and nothing has retried it, retries it.
     ///
     /// - Throws: The error of the sync that covered the newest request, if it failed: a
     ///   rename in the directory may not survive a crash.
     func waitForRequestedSyncs(of directory: String) throws(PreferencesError) {
-        let (request, semaphore, retry) = progress.withLock { progress -> (UInt64, DispatchSemaphore?, Logger?) in
-            guard var entry = progress[directory] else { return (0, nil, nil) }
-            var retry: Logger? = nil
-            if entry.completed >= entry.requested, let failure = entry.failure, failure.covering >= entry.requested {
-                // A flush retried after a failed sync: sync again rather than fail for good
-                // (a new descriptor; the failed one is never synced again).
+        let request = progress.withLock { progress -> UInt64? in
+            guard var entry = progress[directory] else { return nil }
+            if entry.completed >= entry.requested {
+                guard let failure = entry.failure, failure.covering >= entry.requested else { return nil }
+                // A flush retried after a failed sync: sync again rather than fail for good.
                 entry.requested += 1
-                if !entry.isQueued {
-                    entry.isQueued = true
-                    retry = entry.logger ?? PreferencesLogger.default
-                }
+                progress[directory] = entry
             }
-            let request = entry.requested
-            if entry.completed >= request { return (request, nil, nil) }
-            let semaphore = DispatchSemaphore(value: 0)
-            entry.waiters.append((request, semaphore))
-            progress[directory] = entry
-            return (request, semaphore, retry)
+            return entry.requested
         }
-        if let retry { queue.async { self.sync(directory, logger: retry) } }
-        semaphore?.wait()
-        // Syncs run one at a time and a success clears the failure: if the newest finished
-        // sync failed and started after our request, no sync since has made it durable.
-        // (One that succeeded later covers our rename too.)
+        guard let request else { return }
+        sync(directory, isScheduled: false)
+        // A success clears the failure: if one is left that covers our request, no sync
+        // since has made the rename durable.
         if let failure = progress.withLock({ $0[directory]?.failure }), failure.covering >= request {
             throw failure.error
         }
     }
 
     /// Syncs, on the calling thread, every directory with a request no sync has covered
-    /// yet (at exit); failures are logged to the logger of the directory's last request.
+    /// yet (at exit, when the queue may not run again).
     func syncRequestedNow() {
         let outstanding = progress.withLock { progress in
-            progress.compactMap { directory, entry in entry.completed < entry.requested ? (directory, entry.logger) : nil }
+            progress.compactMap { directory, entry in entry.completed < entry.requested ? directory : nil }
         }
-        for (directory, logger) in outstanding { sync(directory, logger: logger ?? PreferencesLogger.default) }
+        for directory in outstanding { sync(directory, isScheduled: false) }
     }
 
-    /// Syncs `directory`, covering every request made before the `fsync` started.
-    private func sync(_ directory: String, logger: Logger) {
-        let covering = progress.withLock { progress -> UInt64 in
-            progress[directory]!.isQueued = false
-            return progress[directory]!.requested
-        }
-        var failure: PreferencesError?
-        do {
-            let descriptor = try Errno.typed {
-                try FileDescriptor.open(FilePath(directory), .readOnly, options: [.directory, .closeOnExec])
+    /// Syncs `directory` if a request is not yet covered, covering every request made
+    /// before the `fsync` starts. `isScheduled`: called by the delayed sync.
+    private func sync(_ directory: String, isScheduled: Bool) {
+        syncing.withLock { _ in
+            let start = progress.withLock { progress -> (covering: UInt64, logger: Logger)? in
+                guard var entry = progress[directory] else { return nil }
+                if isScheduled { entry.isScheduled = false }
+                progress[directory] = entry
+                guard entry.completed < entry.requested else { return nil }
+                return (entry.requested, entry.logger ?? PreferencesLogger.default)
             }
-            defer { try? descriptor.close() }
-            try syncDescriptor(descriptor)
-        } catch {
-            failure = PreferencesError(
-                .io, path: directory, errno: error.rawValue,
-                "a domain file in the directory was replaced or removed, but the directory could not be synced to disk (\(error)), so the change may not survive a crash")
+            guard let start else { return }
+            var failure: PreferencesError?
+            do throws(Errno) {
+                // A new descriptor every time: one whose fsync failed is never synced again.
+                let descriptor = try Errno.typed {
+                    try FileDescriptor.open(FilePath(directory), .readOnly, options: [.directory, .closeOnExec])
+                }
+                defer { try? descriptor.close() }
+                try syncDescriptor(descriptor)
+            } catch {
+                failure = PreferencesError(
+                    .io, path: directory, errno: error.rawValue,
+                    "a domain file in the directory was replaced or removed, but the directory could not be synced to disk (\(error)), so the change may not survive a crash")
+            }
+            if let failure { PreferencesLogger.report(failure, event: .writeFailed, to: start.logger) }
+            progress.withLock { progress in
+                progress[directory]!.completed = max(progress[directory]!.completed, start.covering)
+                if let failure {
+                    progress[directory]!.failure = (failure, start.covering)
+                } else if let previous = progress[directory]!.failure, previous.covering <= start.covering {
+                    progress[directory]!.failure = nil
+                }
+            }
         }
-        if let failure { PreferencesLogger.report(failure, event: .writeFailed, to: logger) }
-        let woken = progress.withLock { progress -> [DispatchSemaphore] in
-            var entry = progress[directory]!
-            entry.completed = max(entry.completed, covering)
-            entry.failure = failure.map { ($0, covering) }
-            let (done, waiting) = (entry.waiters.filter { $0.request <= covering }, entry.waiters.filter { $0.request > covering })
-            entry.waiters = waiting
-            progress[directory] = entry
-            return done.map(\.semaphore)
-        }
-        for semaphore in woken { semaphore.signal() }
     }
 }
