@@ -287,14 +287,39 @@ private struct BinaryPropertyListReader {
                     "dictionary object \(index) has key \(position) (object \(keyObject)) with marker "
                         + "\(Self.hex(bytes[keyOffset])), not a string")
             }
-            guard case .string(let key) = try value(at: keyObject, depth: depth + 1) else {
-                preconditionFailure("a string marker decoded to a non-string")
-            }
+            let key = try key(at: keyObject, offset: keyOffset)
             let child = try reference(at: valuesStart + position * referenceWidth, in: index)
             entries[key] = try value(at: child, depth: depth + 1)
         }
         finishContainer(index)
         return .dictionary(entries)
+    }
+
+    /// Decodes key object `index`, whose marker at `offset` has been checked to be a
+    /// string's: what `value(at:depth:)` does for a string, without its dispatch and
+    /// without wrapping the string in a value only to unwrap it again, for the most
+    /// frequent object of a domain. A string is never in progress, so there is no cycle to
+    /// check, and it nests nothing, so reusing a shared one cannot deepen the tree.
+    private mutating func key(at index: Int, offset: Int) throws(PropertyListError) -> String {
+        let (word, bit) = (index >> 6, UInt64(1) << UInt64(index & 63))
+        if isShared[word] & bit != 0, let reused = shared[index], case .string(let string) = reused.value {
+            try countExpanded(reused.size, object: index)
+            return string
+        }
+        try countExpanded(1, object: index)
+        let marker = bytes[offset]
+        let string = marker & 0xF0 == Marker.asciiString
+            ? try asciiString(marker: marker, object: index, at: offset)
+            : try utf16String(marker: marker, object: index, at: offset)
+        // Shared from the second reference on, as `value(at:depth:)` shares strings.
+        if marker & 0x0F == Marker.countFollows {
+            if isVisited[word] & bit != 0 {
+                shared[index] = SharedObject(value: .string(string), size: 1, height: 0)
+                isShared[word] |= bit
+            }
+            isVisited[word] |= bit
+        }
+        return string
     }
 
     /// Checks depth and length for a container, marks it in progress and counts it.
@@ -369,9 +394,19 @@ private struct BinaryPropertyListReader {
     private static func firstNonASCII(_ slice: UnsafeRawBufferPointer) -> Int? {
         guard let base = slice.baseAddress else { return nil }
         let count = slice.count
+        let highBits: UInt64 = 0x8080_8080_8080_8080
         var position = 0
+        // 32 bytes per step while they last: most of a domain's bytes are in long strings.
+        while position + 32 <= count {
+            let any = base.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+                | base.loadUnaligned(fromByteOffset: position + 8, as: UInt64.self)
+                | base.loadUnaligned(fromByteOffset: position + 16, as: UInt64.self)
+                | base.loadUnaligned(fromByteOffset: position + 24, as: UInt64.self)
+            if any & highBits != 0 { break }
+            position += 32
+        }
         while position + 8 <= count {
-            if base.loadUnaligned(fromByteOffset: position, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
+            if base.loadUnaligned(fromByteOffset: position, as: UInt64.self) & highBits != 0 { break }
             position += 8
         }
         while position < count {
