@@ -56,14 +56,17 @@ private struct BinaryPropertyListReader {
     /// One bit per object: set while the object is being decoded, so a reference back to
     /// it is a cycle.
     private var inProgress: [UInt64]
-    /// One bit per container: set once it has been decoded.
+    /// One bit per object: set once it has been decoded (containers, and strings and data
+    /// long enough to live on the heap), so a second reference to it is recognised.
     private var isVisited: [UInt64]
     /// One bit per object: set once the object is in `shared`.
     private var isShared: [UInt64]
     /// Objects decoded once and kept for further references, by object number: long
-    /// strings and data (so a planted file cannot multiply a large string), and containers
-    /// from their second reference on (so "billion laughs" costs linear time, while a
-    /// typical file, which shares no container, pays nothing for a cache).
+    /// strings and data (so a planted file cannot multiply a large string) and containers
+    /// (so "billion laughs" costs linear time), each from its second reference on. A
+    /// typical file references most objects once, so caching every long string on first
+    /// sight cost a hash-table insertion per string, the largest single cost of decoding
+    /// a domain of long values; decoding one object twice at most keeps the bound.
     private var shared: [Int: SharedObject] = [:]
     /// The deepest container nesting reached so far, to learn a shared subtree's height.
     private var deepest = 0
@@ -243,13 +246,17 @@ private struct BinaryPropertyListReader {
         default:
             throw Self.badMarker(marker, object: index, at: offset)
         }
-        // Strings and data of 16 bytes or more live on the heap: share them. Shorter ones
-        // are stored inline and cost nothing to decode again.
-        if marker & 0xF0 == Marker.data || marker & 0xF0 == Marker.asciiString || marker & 0xF0 == Marker.utf16String,
-            marker & 0x0F == Marker.countFollows
+        // Strings and data of 16 bytes or more live on the heap: share them from their
+        // second reference on. Shorter ones are stored inline and cost nothing to decode
+        // again.
+        if marker & 0x0F == Marker.countFollows,
+            marker & 0xF0 == Marker.data || marker & 0xF0 == Marker.asciiString || marker & 0xF0 == Marker.utf16String
         {
-            shared[index] = SharedObject(value: value, size: 1, height: 0)
-            isShared[word] |= bit
+            if isVisited[word] & bit != 0 {
+                shared[index] = SharedObject(value: value, size: 1, height: 0)
+                isShared[word] |= bit
+            }
+            isVisited[word] |= bit
         }
         return value
     }
@@ -280,9 +287,7 @@ private struct BinaryPropertyListReader {
                     "dictionary object \(index) has key \(position) (object \(keyObject)) with marker "
                         + "\(Self.hex(bytes[keyOffset])), not a string")
             }
-            guard case .string(let key) = try value(at: keyObject, depth: depth + 1) else {
-                preconditionFailure("a string marker decoded to a non-string")
-            }
+            let key = try key(at: keyObject, offset: keyOffset)
             let child = try reference(at: valuesStart + position * referenceWidth, in: index)
             entries[key] = try value(at: child, depth: depth + 1)
         }
@@ -290,9 +295,36 @@ private struct BinaryPropertyListReader {
         return .dictionary(entries)
     }
 
+    /// Decodes key object `index`, whose marker at `offset` has been checked to be a
+    /// string's: what `value(at:depth:)` does for a string, without its dispatch and
+    /// without wrapping the string in a value only to unwrap it again, for the most
+    /// frequent object of a domain. A string is never in progress, so there is no cycle to
+    /// check, and it nests nothing, so reusing a shared one cannot deepen the tree.
+    private mutating func key(at index: Int, offset: Int) throws(PropertyListError) -> String {
+        let (word, bit) = (index >> 6, UInt64(1) << UInt64(index & 63))
+        if isShared[word] & bit != 0, let reused = shared[index], case .string(let string) = reused.value {
+            try countExpanded(reused.size, object: index)
+            return string
+        }
+        try countExpanded(1, object: index)
+        let marker = bytes[offset]
+        let string = marker & 0xF0 == Marker.asciiString
+            ? try asciiString(marker: marker, object: index, at: offset)
+            : try utf16String(marker: marker, object: index, at: offset)
+        // Shared from the second reference on, as `value(at:depth:)` shares strings.
+        if marker & 0x0F == Marker.countFollows {
+            if isVisited[word] & bit != 0 {
+                shared[index] = SharedObject(value: .string(string), size: 1, height: 0)
+                isShared[word] |= bit
+            }
+            isVisited[word] |= bit
+        }
+        return string
+    }
+
     /// Checks depth and length for a container, marks it in progress and counts it.
     private mutating func beginContainer(
-        marker: UInt8, object index: Int, at offset: Int, depth: Int, references: Int, what: String
+        marker: UInt8, object index: Int, at offset: Int, depth: Int, references: Int, what: StaticString
     ) throws(PropertyListError) -> (count: Int, start: Int) {
         guard depth < limits.depth else {
             throw PropertyListError(.tooDeep, at: offset, "\(what) object \(index) nests deeper than \(limits.depth) containers")
@@ -309,6 +341,7 @@ private struct BinaryPropertyListReader {
         inProgress[index >> 6] &= ~(UInt64(1) << UInt64(index & 63))
     }
 
+    @inline(__always)
     private mutating func countExpanded(_ amount: Int, object index: Int) throws(PropertyListError) {
         expandedCount += amount
         guard expandedCount <= limits.expandedObjectCount else {
@@ -345,12 +378,42 @@ private struct BinaryPropertyListReader {
     private func asciiString(marker: UInt8, object index: Int, at offset: Int) throws(PropertyListError) -> String {
         let (length, start) = try count(marker: marker, object: index, at: offset, elementWidth: 1, what: "ASCII string")
         let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)])
-        if let bad = slice.firstIndex(where: { $0 >= 0x80 }) {
+        if let bad = Self.firstNonASCII(slice) {
             throw PropertyListError(
                 .invalidString, at: start + bad,
                 "ASCII string object \(index) holds byte \(Self.hex(slice[bad])), which is not ASCII")
         }
         return String(decoding: slice, as: UTF8.self)
+    }
+
+    /// The position of the first byte of `slice` with its high bit set, if any.
+    ///
+    /// Tests eight bytes at a time: a byte-by-byte scan was the largest cost of decoding a
+    /// domain of long ASCII strings.
+    @inline(__always)
+    private static func firstNonASCII(_ slice: UnsafeRawBufferPointer) -> Int? {
+        guard let base = slice.baseAddress else { return nil }
+        let count = slice.count
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        var position = 0
+        // 32 bytes per step while they last: most of a domain's bytes are in long strings.
+        while position + 32 <= count {
+            let any = base.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+                | base.loadUnaligned(fromByteOffset: position + 8, as: UInt64.self)
+                | base.loadUnaligned(fromByteOffset: position + 16, as: UInt64.self)
+                | base.loadUnaligned(fromByteOffset: position + 24, as: UInt64.self)
+            if any & highBits != 0 { break }
+            position += 32
+        }
+        while position + 8 <= count {
+            if base.loadUnaligned(fromByteOffset: position, as: UInt64.self) & highBits != 0 { break }
+            position += 8
+        }
+        while position < count {
+            if base.load(fromByteOffset: position, as: UInt8.self) >= 0x80 { return position }
+            position += 1
+        }
+        return nil
     }
 
     private func utf16String(marker: UInt8, object index: Int, at offset: Int) throws(PropertyListError) -> String {
@@ -413,6 +476,7 @@ private struct BinaryPropertyListReader {
     // MARK: Bounds
 
     /// The byte offset of object `index`, checked to lie in the object area.
+    @inline(__always)
     private func offset(of index: Int) throws(PropertyListError) -> Int {
         let entry = objectsEnd + index * offsetWidth
         let offset = Self.readUnsigned(bytes, at: entry, width: offsetWidth)
@@ -429,6 +493,7 @@ private struct BinaryPropertyListReader {
     }
 
     /// Reads the object reference at `position`, checked to name an existing object.
+    @inline(__always)
     private func reference(at position: Int, in container: Int) throws(PropertyListError) -> Int {
         let reference = Self.readUnsigned(bytes, at: position, width: referenceWidth)
         guard reference < UInt64(objectCount) else {
@@ -440,9 +505,11 @@ private struct BinaryPropertyListReader {
     }
 
     /// Reads an object's element count (inline or as a following integer) and checks
-    /// that `count * elementWidth` bytes follow inside the object area.
+    /// that `count * elementWidth` bytes follow inside the object area. `what` is static
+    /// text, so passing it costs nothing on the path that does not throw.
+    @inline(__always)
     private func count(
-        marker: UInt8, object index: Int, at offset: Int, elementWidth: Int, what: String
+        marker: UInt8, object index: Int, at offset: Int, elementWidth: Int, what: StaticString
     ) throws(PropertyListError) -> (count: Int, start: Int) {
         var count = UInt64(marker & 0x0F)
         var start = offset + 1
@@ -473,6 +540,7 @@ private struct BinaryPropertyListReader {
     /// Checks that `length` bytes follow the marker at `offset` inside the object area.
     /// `what` is an autoclosure: building the description eagerly on every object cost
     /// more than the rest of decoding a number.
+    @inline(__always)
     private func need(_ length: Int, after offset: Int, for what: @autoclosure () -> String, object index: Int) throws(PropertyListError) {
         guard length <= objectsEnd - offset - 1 else {
             throw PropertyListError(
@@ -480,7 +548,19 @@ private struct BinaryPropertyListReader {
         }
     }
 
+    /// Reads a big-endian unsigned integer of `width` (1...8) bytes; the caller has checked
+    /// that they lie inside `bytes`. The common widths are single loads: this runs for
+    /// every offset-table entry and every reference.
+    @inline(__always)
     private static func readUnsigned(_ bytes: UnsafeRawBufferPointer, at offset: Int, width: Int) -> UInt64 {
+        let base = bytes.baseAddress.unsafelyUnwrapped
+        switch width {
+        case 1: return UInt64(base.load(fromByteOffset: offset, as: UInt8.self))
+        case 2: return UInt64(UInt16(bigEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+        case 4: return UInt64(UInt32(bigEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        case 8: return UInt64(bigEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        default: break
+        }
         var result: UInt64 = 0
         for i in 0..<width {
             result = result << 8 | UInt64(bytes[offset + i])
