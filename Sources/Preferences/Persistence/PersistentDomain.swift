@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// One domain file as this process shares it: its last known contents, the changes this
 /// process has made and not yet written, and the background flush that writes them.
@@ -70,9 +69,9 @@ final class PersistentDomain: Sendable {
         weak var store: PreferenceStore?
     }
 
-    private let state = Mutex(State())
+    private let state = ThreadLock(State())
     /// Serialises flushes of this file, so two never interleave their lock-read-write.
-    private let flushing = Mutex(())
+    private let flushing = ThreadLock(())
 
     private init(file: DomainFile, policy: FilePolicy, isWritable: Bool, logger: Logger) {
         self.file = file
@@ -83,7 +82,7 @@ final class PersistentDomain: Sendable {
 
     // MARK: The process-wide table
 
-    private static let table = Mutex([String: PersistentDomain]())
+    private static let table = ThreadLock([String: PersistentDomain]())
 
     /// The process's one instance for `file`; the first caller's policy and logger apply.
     static func shared(

@@ -48,10 +48,10 @@ public final class PreferenceStore: Sendable {
     let locations: DomainLocations
     /// The writable file of this domain, where `set` writes.
     let appDomain: PersistentDomain
-    @usableFromInline let values: Mutex<ResolvedValues>
+    @usableFromInline let values: ThreadLock<ResolvedValues>
     /// Who is told about changes.
     let observers = ObserverTable()
-    let extras: Mutex<Extras>
+    let extras: ThreadLock<Extras>
 
     /// What the store keeps besides resolved values.
     struct Extras {
@@ -89,8 +89,8 @@ public final class PreferenceStore: Sendable {
         appDomain = PersistentDomain.shared(
             DomainFile(directory: locations.userDirectory, fileName: DomainLocations.fileName(stem: name.rawValue)),
             policy: userPolicy, isWritable: true, logger: configuration.logger ?? PreferencesLogger.default)
-        extras = Mutex(Extras())
-        values = Mutex(ResolvedValues(layers: []))
+        extras = ThreadLock(Extras())
+        values = ThreadLock(ResolvedValues(layers: []))
         let layers = makeLayers(suites: [])
         _ = values.withLock { $0.setLayers(layers) }
     }
