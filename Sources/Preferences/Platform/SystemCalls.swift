@@ -50,6 +50,18 @@ enum SystemCalls {
         }
     }
 
+    /// Blocks until an exclusive `flock` on an open file is held (`flock(LOCK_EX)`),
+    /// resuming after signals.
+    ///
+    /// There is no timeout: the kernel wakes the caller when the holder releases the lock or
+    /// exits. Call it on a thread that may block indefinitely (see ``LockWaiter``).
+    static func lockExclusively(_ descriptor: FileDescriptor) throws(Errno) {
+        while flock(descriptor.rawValue, LOCK_EX) != 0 {
+            let error = currentErrno()
+            if error != .interrupted { throw error }
+        }
+    }
+
     /// Releases a `flock` held on an open file (`flock(LOCK_UN)`).
     static func unlock(_ descriptor: FileDescriptor) throws(Errno) {
         while flock(descriptor.rawValue, LOCK_UN) != 0 {
