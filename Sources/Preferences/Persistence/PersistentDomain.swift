@@ -444,6 +444,10 @@ final class PersistentDomain: Sendable {
         }
         // A refresh requested while this holds the lock is honoured afterwards, on every path.
         defer { refreshIfRequested() }
+        // The lock timeout counts from now, not from when another thread's flush (perhaps
+        // itself waiting out the timeout on a stopped holder) lets go of `flushing`: a
+        // flush gives up after the configured bound, not twice it.
+        let lockDeadline = ContinuousClock.now.advanced(by: policy.lockTimeout)
         let written = try flushing.withLock { _ throws(PreferencesError) -> (Result, Bool)? in
             let (batch, replacement, fallback, known) = state.withLock { state in
                 (state.pending, state.replacement, state.disk, state.problem == nil ? state.known : nil)
@@ -452,7 +456,7 @@ final class PersistentDomain: Sendable {
             if onlyIfPending && !hasChanges { return nil }
             let outcome: (result: Result, contents: DomainContents?)
             do throws(PreferencesError) {
-                outcome = try file.update(policy: policy, recovering: fallback, known: known) { values throws(PreferencesError) -> Result in
+                outcome = try file.update(policy: policy, recovering: fallback, known: known, lockDeadline: lockDeadline) { values throws(PreferencesError) -> Result in
                     if let replacement { values = replacement }
                     for (key, value) in batch { values[key] = value }
                     return try body(&values)
