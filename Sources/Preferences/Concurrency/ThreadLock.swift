@@ -3,9 +3,9 @@
 ///
 /// Use it like `Mutex`: `let state = ThreadLock(State())`, then
 /// `state.withLock { state in … }`. The closure runs with the lock held and must not call
-/// out (observers, logging, I/O) or lock the same `ThreadLock` again; a relock by the
-/// holding thread traps instead of deadlocking silently (the mutex is
-/// `PTHREAD_MUTEX_ERRORCHECK`), as `Mutex` traps.
+/// out (observers, logging, I/O) or lock the same `ThreadLock` again. In debug builds a
+/// relock by the holding thread traps, as `Mutex` does, instead of deadlocking silently
+/// (the mutex is `PTHREAD_MUTEX_ERRORCHECK` there; see `SystemCalls.initializeMutex`).
 ///
 /// Why not `Synchronization.Mutex`: on Linux it is a priority-inheritance futex
 /// (`FUTEX_LOCK_PI`/`FUTEX_UNLOCK_PI`). When the lock is contended, its slow paths run
@@ -14,7 +14,8 @@
 /// every contended access to the protected value as a data race (RELIABILITY.md: 1,529
 /// false reports in the thread stress test). `pthread_mutex_lock` and
 /// `pthread_mutex_unlock` are intercepted by the sanitizer, so races it reports with this
-/// lock are real ones. Uncontended, both cost one atomic instruction each way.
+/// lock are real ones. Uncontended, a lock and unlock cost about 9–10 ns here in a release
+/// build, against 6–8 ns for `Mutex`.
 ///
 /// A final class, so the mutex and the value have a stable address and every copy of a
 /// reference shares them; `package`, so every module of this package uses this one type.
