@@ -9,10 +9,14 @@ import SystemPackage
 /// the lock (or dies), so a waiter competes for a released lock at once; the polling it
 /// replaces slept up to 50 ms between attempts, and a writer that unlocked and relocked
 /// in the meantime almost always won (one of 16 back-to-back writers waited past the 10 s
-/// timeout). But a blocking `flock` has no timeout, and the ways to interrupt one are a
-/// signal handler (intrusive in a library) or closing nothing at all. So the blocking call
-/// runs here, on a thread of its own, and the caller waits on a semaphore with its
-/// deadline.
+/// timeout). But a blocking `flock` has no timeout, and only a signal interrupts one
+/// (closing the descriptor does not), which would mean installing a signal handler in
+/// the host program; the same holds for `F_OFD_SETLKW`. So the blocking call runs here,
+/// on a thread of its own, and the caller waits on a semaphore with its deadline.
+///
+/// This is fairer than polling, not first-come-first-served: the kernel wakes the blocked
+/// waiters on release, but grants the lock to whoever asks first after that, which may
+/// be a newcomer or the process that just released it.
 ///
 /// A caller that times out abandons the waiter, which stays blocked; when it finally gets
 /// the lock it releases it at once and closes its descriptor, so an abandoned wait never
