@@ -1,7 +1,6 @@
 import Configuration
 import Foundation
 import Preferences
-import Synchronization
 
 /// Holds a provider's current snapshot and hands each new one to the watchers, in order.
 ///
@@ -33,10 +32,10 @@ final class SnapshotPublisher: Sendable {
         var isStale = false
     }
 
-    private let state: Mutex<State>
+    private let state: ThreadLock<State>
 
     init(initial: PreferencesSnapshot) {
-        state = Mutex(State(snapshot: initial))
+        state = ThreadLock(State(snapshot: initial))
     }
 
     /// The current snapshot.

@@ -1,6 +1,5 @@
 import Foundation
 import Preferences
-import Synchronization
 
 /// The observing process: prints every change of the demo domain with its latency.
 ///

@@ -1,7 +1,8 @@
 // A separate process for the cross-process tests: real processes, not threads, write the
 // same domain. It locates files through PREFERENCES_HOME like any program would.
 //
-//   PreferencesWorker set-keys DOMAIN PREFIX COUNT      set PREFIX0..PREFIXn, flush after each
+//   PreferencesWorker set-keys DOMAIN PREFIX COUNT      set PREFIX0..PREFIXn, flush after each;
+//                                                        prints "longest-flush-ms N" at the end
 //   PreferencesWorker increment DOMAIN KEY COUNT         COUNT atomic increments of KEY
 //   PreferencesWorker set-and-exit DOMAIN KEY VALUE      set one string and exit without flushing
 //   PreferencesWorker read DOMAIN KEY                    print string(forKey:) or "(nil)"
@@ -86,10 +87,15 @@ switch command {
 case "set-keys":
     guard arguments.count == 5, let count = Int(arguments[4]) else { fail("set-keys DOMAIN PREFIX COUNT") }
     let preferences = store(domain)
+    var longest = Duration.zero
     for index in 0..<count {
         preferences.set(index, forKey: "\(arguments[3])\(index)")
+        let start = ContinuousClock.now
         do throws(PreferencesError) { try preferences.flush() } catch { fail("flush: \(error)") }
+        longest = max(longest, ContinuousClock.now - start)
     }
+    // The longest flush, lock wait included: how long a writer can be kept waiting.
+    print("longest-flush-ms \(longest.components.seconds * 1000 + longest.components.attoseconds / 1_000_000_000_000_000)")
 case "increment":
     guard arguments.count == 5, let count = Int(arguments[4]) else { fail("increment DOMAIN KEY COUNT") }
     let preferences = store(domain)

@@ -16,7 +16,7 @@ struct ThreadStressTests {
         let observation = store.observe("shared") { _ in notified.add(1, ordering: .relaxed) }
         defer { observation.cancel() }
         let operations = isSoak ? 100_000 : 10_000
-        let failures = Mutex<[String]>([])
+        let failures = ThreadLock<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 16) { thread in
             var generator = SystemRandomNumberGenerator()
             let mine = thread.isMultiple(of: 2) ? store : other

@@ -35,7 +35,7 @@ final class ReadMostly<Value: Sendable>: @unchecked Sendable {
     /// Raised by a writer before it waits for readers to leave.
     @usableFromInline let isWriting = Atomic<Bool>(false)
     /// Writers take turns.
-    private let writers = Mutex(())
+    private let writers = ThreadLock(())
     /// The value; see the type's safety note.
     @usableFromInline let storage: UnsafeMutablePointer<Value>
 

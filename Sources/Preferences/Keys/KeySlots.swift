@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Gives every typed key name a small integer, once, so a typed read can index an array
 /// instead of hashing the name.
@@ -11,7 +10,7 @@ enum KeySlots {
         var names: [String] = []
     }
 
-    private static let table = Mutex(Table())
+    private static let table = ThreadLock(Table())
 
     /// The slot for `name`, assigning the next free one the first time.
     static func slot(for name: String) -> Int {

@@ -1,7 +1,6 @@
 import Dispatch
 import JournaldLogging
 import Logging
-import Synchronization
 
 /// Where the store's log entries go, unless a store is given its own `Logger`.
 ///
@@ -21,7 +20,7 @@ enum PreferencesLogger {
         return logger
     }()
 
-    private static let lastReported = Mutex([String: ContinuousClock.Instant]())
+    private static let lastReported = ThreadLock([String: ContinuousClock.Instant]())
 
     /// The length of a rate-limiting window.
     static let window: Duration = .seconds(10)
@@ -30,7 +29,7 @@ enum PreferencesLogger {
 
     /// Per kind of event: when its current window began, how many entries it has logged in
     /// it, and how many it has suppressed and not yet summarised.
-    private static let windows = Mutex([PreferencesLogEvent: (start: ContinuousClock.Instant, logged: Int, suppressed: Int)]())
+    private static let windows = ThreadLock([PreferencesLogEvent: (start: ContinuousClock.Instant, logged: Int, suppressed: Int)]())
 
     /// Whether an entry of `event` may be logged now: at most 10 per kind per 10 seconds.
     ///

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A store's observers, by key, and the delivery of changes to them.
 ///
@@ -18,7 +17,7 @@ final class ObserverTable: Sendable {
         var everyKey: [Int: Observer] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = ThreadLock(State())
 
     /// Adds an observer of `key` (nil: every key) and returns its id.
     func add(_ observer: Observer, forKey key: String?) -> Int {

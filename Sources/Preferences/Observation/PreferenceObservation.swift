@@ -1,14 +1,13 @@
-import Synchronization
 
 /// A live observation; the handler stops being called after ``cancel()`` or when this token
 /// is released.
 ///
 /// Keep the token for as long as you want changes (`let observation = store.observe(...)`).
 public final class PreferenceObservation: Sendable {
-    private let cancellation: Mutex<(@Sendable () -> Void)?>
+    private let cancellation: ThreadLock<(@Sendable () -> Void)?>
 
     init(cancel: @escaping @Sendable () -> Void) {
-        cancellation = Mutex(cancel)
+        cancellation = ThreadLock(cancel)
     }
 
     /// Stops the observation: the handler is not called for any change delivered after this

@@ -1,6 +1,5 @@
 import Dispatch
 import Logging
-import Synchronization
 import SystemPackage
 
 /// Makes renames and removals in preferences directories durable (`fsync` of the
@@ -35,10 +34,10 @@ final class DirectorySync: Sendable {
         var logger: Logger?
     }
 
-    private let progress = Mutex([String: Progress]())
+    private let progress = ThreadLock([String: Progress]())
     /// Held while syncing, so a second sync of the same requests waits for the first and
     /// then finds nothing to do.
-    private let syncing = Mutex(())
+    private let syncing = ThreadLock(())
     private let queue = DispatchQueue(label: "swift-preferences.directory-sync")
     /// How long a requested sync waits for more requests to share it.
     private let gatheringDelay: Duration

@@ -25,6 +25,8 @@ extension DomainFile {
     ///   - fallback: The values to start from when the file on disk is corrupt.
     ///   - known: What the caller last read or wrote; if the file is still that version
     ///     (see ``stillHolds(_:policy:)``), it is not decoded again.
+    ///   - lockDeadline: When to give up waiting for the lock; by default the policy's lock
+    ///     timeout from now.
     ///   - body: Changes the values; it runs while the lock is held, so it must not block or
     ///     call out to observers. If it throws, nothing is written.
     /// - Returns: `body`'s result, what is on disk afterwards (nil if there is no file), and
@@ -37,10 +39,11 @@ extension DomainFile {
         policy: FilePolicy,
         recovering fallback: [String: PropertyListValue],
         known: DomainContents? = nil,
+        lockDeadline: ContinuousClock.Instant? = nil,
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
     ) throws(PreferencesError) -> (result: Result, contents: DomainContents?, changedDirectory: Bool) {
         try ensureDirectory(policy: policy)
-        let lock = try DomainFileLock(path: lockPath, policy: policy)
+        let lock = try DomainFileLock(path: lockPath, policy: policy, deadline: lockDeadline)
         // The lock must be held until every step below is done, whichever way this returns.
         defer { withExtendedLifetime(lock) {} }
 

@@ -8,24 +8,28 @@ import SystemPackage
 /// threads of one process exclude each other just like two processes do. The lock file is
 /// never removed; deleting a lock file lets a waiter lock an unlinked inode while a newcomer
 /// locks a fresh one.
+///
+/// A free lock is taken at once (`LOCK_NB`). A busy one is waited for in a blocking
+/// `flock` on a thread of its own (``LockWaiter``), so the kernel wakes the waiter as soon
+/// as the holder releases the lock or dies, while the caller still gives up after the
+/// policy's lock timeout.
 struct DomainFileLock: ~Copyable {
-    /// The shortest pause between attempts to take a busy lock.
-    static let firstBackoff = Duration.milliseconds(1)
-    /// The longest pause between attempts, so a released lock is noticed soon.
-    static let longestBackoff = Duration.milliseconds(50)
-
     /// The open lock file.
     private let descriptor: FileDescriptor
 
-    /// Opens (creating it, mode 0600) and exclusively locks a lock file, waiting up to the
-    /// policy's lock timeout for another holder to release it.
+    /// Opens (creating it, mode 0600) and exclusively locks a lock file, waiting until the
+    /// deadline (by default the policy's lock timeout from now) for another holder to
+    /// release it.
     ///
     /// The lock file must pass the same trust checks as a domain file: a link, FIFO or file
     /// of another user there is reported, not used.
     ///
+    /// A deadline already past still takes a free lock; only a busy one then fails at once.
+    ///
     /// - Throws: ``PreferencesError`` `lockTimeout` if the lock stays busy, or the trust
     ///   check's or system call's error.
-    init(path: String, policy: FilePolicy) throws(PreferencesError) {
+    init(path: String, policy: FilePolicy, deadline: ContinuousClock.Instant? = nil) throws(PreferencesError) {
+        let deadline = deadline ?? ContinuousClock.now.advanced(by: policy.lockTimeout)
         let descriptor: FileDescriptor
         do {
             descriptor = try Errno.typed {
@@ -41,48 +45,53 @@ struct DomainFileLock: ~Copyable {
             }
             throw PreferencesError(.io, path: path, errno: error.rawValue, "the domain's lock file could not be opened: \(error)")
         }
+        let status: Stat
         do throws(PreferencesError) {
-            let status: Stat
             do {
                 status = try descriptor.stat()
             } catch {
                 throw PreferencesError(.io, path: path, errno: error.rawValue, "the lock file's status could not be read: \(error)")
             }
             try policy.check(status, path: path, role: "the domain's lock file")
-            try Self.lock(descriptor, path: path, timeout: policy.lockTimeout)
+            if try Self.tryLock(descriptor, path: path) {
+                self.descriptor = descriptor
+                return
+            }
         } catch {
             // Nothing was locked or written through this descriptor.
             try? descriptor.close()
             throw error
         }
-        self.descriptor = descriptor
+        guard ContinuousClock.now < deadline else {
+            try? descriptor.close()
+            throw Self.timeout(path: path, policy: policy)
+        }
+        // Busy: wait in the kernel's queue, not by polling (see LockWaiter). From here on
+        // the waiter owns `descriptor`.
+        let inode = (device: UInt64(status.deviceID.rawValue), number: UInt64(status.inode.rawValue))
+        switch LockWaiter.lock(descriptor, path: path, inode: inode, deadline: deadline) {
+        case .locked(let locked):
+            self.descriptor = locked
+        case .timedOut:
+            throw Self.timeout(path: path, policy: policy)
+        case .failed(let error):
+            throw PreferencesError(.io, path: path, errno: error.rawValue, "the domain's lock could not be taken: \(error)")
+        }
     }
 
-    /// Takes the lock without blocking, pausing with growing backoff between attempts until
-    /// it is taken or `timeout` has passed.
-    ///
-    /// Polling with `LOCK_NB` rather than blocking in `flock` keeps the wait bounded without
-    /// signals or a helper thread.
-    private static func lock(_ descriptor: FileDescriptor, path: String, timeout: Duration) throws(PreferencesError) {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        var backoff = firstBackoff
-        while true {
-            let taken: Bool
-            do {
-                taken = try SystemCalls.tryLockExclusively(descriptor)
-            } catch {
-                throw PreferencesError(.io, path: path, errno: error.rawValue, "the domain's lock could not be taken: \(error)")
-            }
-            if taken { return }
-            let remaining = clock.now.duration(to: deadline)
-            guard remaining > .zero else {
-                throw PreferencesError(
-                    .lockTimeout, path: path,
-                    "another writer held the domain's lock for longer than \(timeout); nothing was written")
-            }
-            SystemCalls.sleep(for: min(backoff, remaining))
-            backoff = min(backoff * 2, longestBackoff)
+    /// The error of a lock that stayed busy until the deadline.
+    private static func timeout(path: String, policy: FilePolicy) -> PreferencesError {
+        PreferencesError(
+            .lockTimeout, path: path,
+            "another writer held the domain's lock for longer than \(policy.lockTimeout); nothing was written")
+    }
+
+    /// Takes the lock if it is free, without waiting.
+    private static func tryLock(_ descriptor: FileDescriptor, path: String) throws(PreferencesError) -> Bool {
+        do {
+            return try SystemCalls.tryLockExclusively(descriptor)
+        } catch {
+            throw PreferencesError(.io, path: path, errno: error.rawValue, "the domain's lock could not be taken: \(error)")
         }
     }
 

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// One domain file as this process shares it: its last known contents, the changes this
 /// process has made and not yet written, and the background flush that writes them.
@@ -70,9 +69,9 @@ final class PersistentDomain: Sendable {
         weak var store: PreferenceStore?
     }
 
-    private let state = Mutex(State())
+    private let state = ThreadLock(State())
     /// Serialises flushes of this file, so two never interleave their lock-read-write.
-    private let flushing = Mutex(())
+    private let flushing = ThreadLock(())
 
     private init(file: DomainFile, policy: FilePolicy, isWritable: Bool, logger: Logger) {
         self.file = file
@@ -83,7 +82,7 @@ final class PersistentDomain: Sendable {
 
     // MARK: The process-wide table
 
-    private static let table = Mutex([String: PersistentDomain]())
+    private static let table = ThreadLock([String: PersistentDomain]())
 
     /// The process's one instance for `file`; the first caller's policy and logger apply.
     static func shared(
@@ -455,6 +454,10 @@ final class PersistentDomain: Sendable {
         }
         // A refresh requested while this holds the lock is honoured afterwards, on every path.
         defer { refreshIfRequested() }
+        // The lock timeout counts from now, not from when another thread's flush (perhaps
+        // itself waiting out the timeout on a stopped holder) lets go of `flushing`: a
+        // flush gives up after the configured bound, not twice it.
+        let lockDeadline = ContinuousClock.now.advanced(by: policy.lockTimeout)
         let written = try flushing.withLock { _ throws(PreferencesError) -> (Result, Bool)? in
             let (batch, replacement, fallback, known) = state.withLock { state in
                 (state.pending, state.replacement, state.disk, state.problem == nil ? state.known : nil)
@@ -463,7 +466,7 @@ final class PersistentDomain: Sendable {
             if onlyIfPending && !hasChanges { return nil }
             let outcome: (result: Result, contents: DomainContents?, changedDirectory: Bool)
             do throws(PreferencesError) {
-                outcome = try file.update(policy: policy, recovering: fallback, known: known) { values throws(PreferencesError) -> Result in
+                outcome = try file.update(policy: policy, recovering: fallback, known: known, lockDeadline: lockDeadline) { values throws(PreferencesError) -> Result in
                     if let replacement { values = replacement }
                     for (key, value) in batch { values[key] = value }
                     return try body(&values)

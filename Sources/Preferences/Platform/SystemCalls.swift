@@ -7,7 +7,10 @@ import SystemPackage
 /// library is in one place to audit. Each wrapper takes and returns swift-system types
 /// (`FileDescriptor`, `FilePath`, `FilePermissions`), throws the call's `Errno`, retries
 /// `EINTR` where the call is safe to repeat, and adds no policy of its own: deciding what an
-/// error means belongs to the caller.
+/// error means belongs to the caller. The thread-mutex wrappers are inlinable, and the
+/// enum usable from inlinable code, because ``ThreadLock`` is on the store's inlined read
+/// path.
+@usableFromInline
 enum SystemCalls {
     /// The effective user ID of this process (`geteuid`).
     ///
@@ -61,6 +64,18 @@ enum SystemCalls {
             if error == .interrupted { continue }
             if error == .wouldBlock { return false }
             throw error
+        }
+    }
+
+    /// Blocks until an exclusive `flock` on an open file is held (`flock(LOCK_EX)`),
+    /// resuming after signals.
+    ///
+    /// There is no timeout: the kernel wakes the caller when the holder releases the lock or
+    /// exits. Call it on a thread that may block indefinitely (see ``LockWaiter``).
+    static func lockExclusively(_ descriptor: FileDescriptor) throws(Errno) {
+        while flock(descriptor.rawValue, LOCK_EX) != 0 {
+            let error = currentErrno()
+            if error != .interrupted { throw error }
         }
     }
 
@@ -185,6 +200,67 @@ enum SystemCalls {
         let major = (raw & 0x0000_0000_000f_ff00) >> 8 | (raw & 0xffff_f000_0000_0000) >> 32
         let minor = (raw & 0x0000_0000_0000_00ff) | (raw & 0x0000_0fff_fff0_0000) >> 12
         return (UInt32(truncatingIfNeeded: major), UInt32(truncatingIfNeeded: minor))
+    }
+
+    // MARK: Thread mutexes
+
+    /// A POSIX thread mutex (`pthread_mutex_t`), the storage of a ``ThreadLock``.
+    @usableFromInline typealias ThreadMutex = pthread_mutex_t
+
+    /// Initialises a mutex (`pthread_mutex_init`): in debug builds one that reports a relock
+    /// by its holder instead of deadlocking (`PTHREAD_MUTEX_ERRORCHECK`), in release builds
+    /// the default kind.
+    ///
+    /// The error check roughly doubles an uncontended lock and unlock (measured here
+    /// 15–17 ns against 9–10 ns, `Synchronization.Mutex` 6–8 ns), which the store's
+    /// typed-key reads would feel; the tests run debug builds, so a relock still traps there.
+    /// Traps if the system cannot make a mutex: there is no way to go on without the lock.
+    static func initializeMutex(_ mutex: UnsafeMutablePointer<ThreadMutex>) {
+        var attributes = pthread_mutexattr_t()
+        precondition(pthread_mutexattr_init(&attributes) == 0, "pthread_mutexattr_init failed")
+        defer { pthread_mutexattr_destroy(&attributes) }
+        #if DEBUG
+        let kind = Int32(PTHREAD_MUTEX_ERRORCHECK)
+        #else
+        let kind = Int32(PTHREAD_MUTEX_NORMAL)
+        #endif
+        precondition(pthread_mutexattr_settype(&attributes, kind) == 0, "pthread_mutexattr_settype failed")
+        let result = pthread_mutex_init(mutex, &attributes)
+        precondition(result == 0, "pthread_mutex_init failed: \(Errno(rawValue: result))")
+    }
+
+    /// Destroys a mutex no thread holds (`pthread_mutex_destroy`).
+    static func destroyMutex(_ mutex: UnsafeMutablePointer<ThreadMutex>) {
+        let result = pthread_mutex_destroy(mutex)
+        precondition(result == 0, "pthread_mutex_destroy failed: \(Errno(rawValue: result))")
+    }
+
+    /// Blocks until the calling thread holds the mutex (`pthread_mutex_lock`).
+    ///
+    /// In debug builds, traps on a relock by the holder (`EDEADLK`), a programming error
+    /// that hangs the thread in release builds.
+    @inlinable
+    static func lockMutex(_ mutex: UnsafeMutablePointer<ThreadMutex>) {
+        let result = pthread_mutex_lock(mutex)
+        precondition(result == 0, "a ThreadLock was locked again by the thread holding it, or could not be locked")
+    }
+
+    /// Takes the mutex if no thread holds it (`pthread_mutex_trylock`).
+    ///
+    /// - Returns: `true` if the calling thread now holds it, `false` if a thread (possibly
+    ///   the calling one) already does (`EBUSY`).
+    @inlinable
+    static func tryLockMutex(_ mutex: UnsafeMutablePointer<ThreadMutex>) -> Bool {
+        let result = pthread_mutex_trylock(mutex)
+        precondition(result == 0 || result == EBUSY, "a ThreadLock could not be tried")
+        return result == 0
+    }
+
+    /// Releases a mutex the calling thread holds (`pthread_mutex_unlock`).
+    @inlinable
+    static func unlockMutex(_ mutex: UnsafeMutablePointer<ThreadMutex>) {
+        let result = pthread_mutex_unlock(mutex)
+        precondition(result == 0, "a ThreadLock was unlocked by a thread not holding it")
     }
 
     // MARK: inotify

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 extension PreferenceStore {
     /// The value for `key` from the first layer of the search list that holds it.

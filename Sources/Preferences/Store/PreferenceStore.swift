@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// A preferences domain with its whole search list: `UserDefaults`, method for method,
 /// for Linux.
@@ -51,7 +50,7 @@ public final class PreferenceStore: Sendable {
     @usableFromInline let values: ReadMostly<ResolvedValues>
     /// Who is told about changes.
     let observers = ObserverTable()
-    let extras: Mutex<Extras>
+    let extras: ThreadLock<Extras>
 
     /// What the store keeps besides resolved values.
     struct Extras {
@@ -89,7 +88,7 @@ public final class PreferenceStore: Sendable {
         appDomain = PersistentDomain.shared(
             DomainFile(directory: locations.userDirectory, fileName: DomainLocations.fileName(stem: name.rawValue)),
             policy: userPolicy, isWritable: true, logger: configuration.logger ?? PreferencesLogger.default)
-        extras = Mutex(Extras())
+        extras = ThreadLock(Extras())
         values = ReadMostly(ResolvedValues(layers: []))
         let layers = makeLayers(suites: [])
         _ = values.withLock { $0.setLayers(layers) }

@@ -1,12 +1,11 @@
 import Dispatch
 import Foundation
-import Synchronization
 import SystemPackage
 
 /// The watcher thread and the state it shares with the threads that register and cancel
 /// watches.
 ///
-/// Everything lives in one `Mutex`, and the rule that keeps it deadlock-free is that no
+/// Everything lives in one `ThreadLock`, and the rule that keeps it deadlock-free is that no
 /// handler and no logging ever runs while it is held: the thread collects what to call under
 /// the lock, lets go, and only then calls. System calls that must agree with the table
 /// (adding and removing watches) are made under the lock, so a watch is never added by one
@@ -53,7 +52,7 @@ final class WatchLoop: Sendable {
     static let eventBufferSize = 64 * 1024
 
     /// The table, the descriptors and the thread's bookkeeping, shared by every thread.
-    private let state = Mutex(State())
+    private let state = ThreadLock(State())
 
     /// Creates an idle loop; the thread and descriptors come with the first registration.
     init() {}
