@@ -1,7 +1,8 @@
 // A separate process for the cross-process tests: real processes, not threads, write the
 // same domain. It locates files through PREFERENCES_HOME like any program would.
 //
-//   PreferencesWorker set-keys DOMAIN PREFIX COUNT      set PREFIX0..PREFIXn, flush after each;
+//   PreferencesWorker set-keys DOMAIN PREFIX COUNT [EVERY]  set PREFIX0..PREFIXn, flush after
+//                                                        every EVERY-th (default 1) and at the end;
 //                                                        prints "longest-flush-ms N" at the end
 //   PreferencesWorker increment DOMAIN KEY COUNT         COUNT atomic increments of KEY
 //   PreferencesWorker set-and-exit DOMAIN KEY VALUE      set one string and exit without flushing
@@ -85,11 +86,15 @@ let (command, domain) = (arguments[1], arguments[2])
 
 switch command {
 case "set-keys":
-    guard arguments.count == 5, let count = Int(arguments[4]) else { fail("set-keys DOMAIN PREFIX COUNT") }
+    guard arguments.count == 5 || arguments.count == 6, let count = Int(arguments[4]),
+        let every = arguments.count == 6 ? Int(arguments[5]) : 1, every > 0
+    else { fail("set-keys DOMAIN PREFIX COUNT [EVERY]") }
     let preferences = store(domain)
     var longest = Duration.zero
     for index in 0..<count {
         preferences.set(index, forKey: "\(arguments[3])\(index)")
+        // In between, the background flush writes what has been set so far.
+        guard (index + 1) % every == 0 || index == count - 1 else { continue }
         let start = ContinuousClock.now
         do throws(PreferencesError) { try preferences.flush() } catch { fail("flush: \(error)") }
         longest = max(longest, ContinuousClock.now - start)

@@ -39,6 +39,30 @@ struct ConcurrencyTests {
             "\(disk.count) of \(16 * perProcess) in \(milliseconds(elapsed)); longest single flush (lock wait included) \(longestFlush) ms")
     }
 
+    /// The issue's 16 × 500 in the test command: every process sets its 500 keys while its
+    /// background flush writes them (one write per batch set meanwhile), with an explicit
+    /// flush after every 25th set and at the end, so 16 processes read, merge and rename
+    /// the same file continuously without 8,000 full re-encodes of it.
+    @Test("16 processes × 500 distinct keys, background flushes and a flush every 25 sets: 8,000 of 8,000")
+    func distinctKeysBatched() throws {
+        let fixture = try ReliabilityFixture(inMemory: true)
+        let start = ContinuousClock.now
+        let workers = try (0..<16).map { try fixture.startWorker(["set-keys", "com.example.batched", "p\($0)-", "500", "25"]) }
+        for worker in workers {
+            let status = worker.wait()
+            if status != 0 { throw WorkerFailure(description: "worker \(worker.arguments) exited \(status): \(worker.errors)") }
+        }
+        let elapsed = ContinuousClock.now - start
+        let disk = try #require(try fixture.onDisk("com.example.batched"))
+        #expect(disk.count == 8_000)
+        for process in 0..<16 {
+            for index in 0..<500 where disk["p\(process)-\(index)"] != .integer(index) {
+                Issue.record("p\(process)-\(index) is \(String(describing: disk["p\(process)-\(index)"]))")
+            }
+        }
+        figure("16 × 500 distinct keys, batched", "\(disk.count) of 8000 in \(milliseconds(elapsed))")
+    }
+
     @Test("16 processes × 500 atomic increments of one counter: exactly 8,000")
     func increments() throws {
         let fixture = try ReliabilityFixture(inMemory: true)
