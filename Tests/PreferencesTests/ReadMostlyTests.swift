@@ -37,7 +37,7 @@ struct ReadMostlyTests {
                 // Until every writer is done, and at least 10,000 reads.
                 var count = 0
                 while writersLeft.load(ordering: .acquiring) > 0 || count < 10_000 {
-                    let (first, second, newest) = lock.read { pair in (pair.first, pair.second, pair.history.last ?? 0) }
+                    let (first, second, newest) = lock.read { pair in (pair.pointee.first, pair.pointee.second, pair.pointee.history.last ?? 0) }
                     if first != second || newest != first { tornReads.add(1, ordering: .relaxed) }
                     if first < last { backwardsReads.add(1, ordering: .relaxed) }
                     last = first
@@ -64,14 +64,14 @@ struct ReadMostlyTests {
         #expect(tornReads.load(ordering: .relaxed) == 0)
         #expect(backwardsReads.load(ordering: .relaxed) == 0)
         #expect(readsDone.load(ordering: .relaxed) >= readers * 10_000)
-        #expect(lock.read { $0.first } == writers * writesEach)
-        #expect(lock.read { $0.second } == writers * writesEach)
+        #expect(lock.read { $0.pointee.first } == writers * writesEach)
+        #expect(lock.read { $0.pointee.second } == writers * writesEach)
     }
 
     @Test("a read inside a read does not wait")
     func nestedRead() {
         let lock = ReadMostly(Pair(first: 7, second: 7))
-        let sum = lock.read { outer in outer.first + lock.read { $0.second } }
+        let sum = lock.read { outer in outer.pointee.first + lock.read { $0.pointee.second } }
         #expect(sum == 14)
     }
 }

@@ -67,10 +67,9 @@ final class ReadMostly<Value: Sendable>: @unchecked Sendable {
 
     /// Runs `body` with the value, concurrently with other reads and never during a write.
     ///
-    /// `body` must only read the value, though it gets it in-out (see below), and must not
-    /// keep it.
+    /// `body` gets the value's address, must only read through it and must not keep it.
     @inlinable
-    func read<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    func read<Result>(_ body: (UnsafePointer<Value>) throws -> Result) rethrows -> Result {
         let counter = counter(Self.currentProcessor())
         while true {
             counter.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent)
@@ -80,11 +79,12 @@ final class ReadMostly<Value: Sendable>: @unchecked Sendable {
             waitForWriter()
         }
         defer { counter.pointee.wrappingSubtract(1, ordering: .releasing) }
-        // In-out, though `body` only reads: passed by value (or through a pointer) the
-        // value's arrays and dictionaries are retained and released on every read, and
-        // their reference counts are cache lines all readers share; in-out access lets
-        // the compiler borrow them.
-        return try body(&storage.pointee)
+        // A pointer, neither the value nor in-out: passing the value copies it (retaining
+        // every collection in it, and those reference counts are cache lines all readers
+        // share), and an in-out access is a write to the thread sanitizer, so two readers
+        // would be reported as a race. Readers project the fields they need from the
+        // pointer (`pointer.pointee.field[key]`), which the compiler borrows.
+        return try body(storage)
     }
 
     /// The processor this thread runs on, to pick a counter (not inlined: it calls into

@@ -166,7 +166,7 @@ extension PreferenceStore {
     }
 
     private func layerValues(_ kind: SearchLayer) -> [String: PropertyListValue] {
-        values.read { state in state.index(of: kind).map { state.layers[$0].values } ?? [:] }
+        values.read { state in state.pointee.index(of: kind).map { state.pointee.layers[$0].values } ?? [:] }
     }
 
     private func replaceLayer(_ kind: SearchLayer, with newValues: [String: PropertyListValue]) {

@@ -86,8 +86,8 @@ extension PreferenceStore {
             while true {
                 // Converted inside the read, so the stored value is borrowed, not copied.
                 let (isCovered, value) = values.read { state -> (Bool, Value?) in
-                    guard slot < state.slots.count else { return (false, nil) }
-                    return (true, state.slots[slot].flatMap(Value.init(propertyListValue:)))
+                    guard slot < state.pointee.slots.count else { return (false, nil) }
+                    return (true, state.pointee.slots[slot].flatMap(Value.init(propertyListValue:)))
                 }
                 if isCovered { return value ?? key.defaultValue }
                 // The key was declared after the slots were last filled.
@@ -111,7 +111,7 @@ extension PreferenceStore {
     /// program should not offer to change it.
     public func objectIsForced(forKey key: String) -> Bool {
         values.read { state in
-            state.resolution(forKey: key).map { state.layers[$0.layerIndex].kind == .managed } ?? false
+            state.pointee.resolution(forKey: key).map { state.pointee.layers[$0.layerIndex].kind == .managed } ?? false
         }
     }
 

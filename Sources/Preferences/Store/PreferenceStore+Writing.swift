@@ -70,8 +70,8 @@ extension PreferenceStore {
         // Prior notifications go out before the change, with no lock held.
         if observers.wantsPrior(key) {
             let preview = values.read { state -> ResolvedValues.Change? in
-                guard let index = state.appIndex, state.layers[index].values[key] != value else { return nil }
-                return state.previewSet(value, forKey: key, inLayer: index)
+                guard let index = state.pointee.appIndex, state.pointee.layers[index].values[key] != value else { return nil }
+                return state.pointee.previewSet(value, forKey: key, inLayer: index)
             }
             if let preview { deliverPrior(preview) }
         }
