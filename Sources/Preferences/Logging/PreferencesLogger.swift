@@ -68,10 +68,7 @@ enum PreferencesLogger {
         of event: PreferencesLogEvent, windowStart: ContinuousClock.Instant, at deadline: ContinuousClock.Instant,
         to logger: Logger
     ) {
-        let delay = ContinuousClock.now.duration(to: deadline)
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now(after: ContinuousClock.now.duration(to: deadline))) {
             let count = windows.withLock { windows -> Int in
                 guard var window = windows[event], window.start == windowStart else { return 0 }
                 defer { window.suppressed = 0; windows[event] = window }

@@ -72,7 +72,7 @@ final class DirectorySync: Sendable {
             return true
         }
         guard mustSchedule else { return }
-        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(gatheringDelay.components.attoseconds / 1_000_000_000))) {
+        queue.asyncAfter(deadline: .now(after: gatheringDelay)) {
             self.sync(directory, isScheduled: true)
         }
     }

@@ -168,11 +168,8 @@ final class LockWaiter: Sendable {
 
     /// Waits for the thread's `flock` until the deadline; abandons the waiter if it passes.
     private func wait(until deadline: ContinuousClock.Instant) -> Outcome {
-        // Capped at a day per wait so the nanoseconds cannot overflow; an hour-long lock
-        // timeout is already absurd.
-        let remaining = min(max(ContinuousClock.now.duration(to: deadline), .zero), .seconds(86_400))
-        let (seconds, attoseconds) = remaining.components
-        _ = finished.wait(timeout: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
+        // Capped at a day per wait (`now(after:)`); an hour-long lock timeout is already absurd.
+        _ = finished.wait(timeout: .now(after: ContinuousClock.now.duration(to: deadline)))
         // Whether or not the semaphore said so, the state decides: the thread may have
         // taken the lock just as the wait timed out.
         let outcome = state.withLock { state -> Outcome in

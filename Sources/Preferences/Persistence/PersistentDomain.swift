@@ -405,8 +405,7 @@ final class PersistentDomain: Sendable {
         if delay == .zero {
             Self.queue.async(execute: work)
         } else {
-            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
-            Self.queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds)), execute: work)
+            Self.queue.asyncAfter(deadline: .now(after: delay), execute: work)
         }
     }
 

@@ -225,7 +225,6 @@ struct ResolvedValues: Sendable {
 
     /// Grows `slots` to cover every declared typed key (keys declared after the store was
     /// made), filling them from `resolved`.
-    @usableFromInline
     mutating func fillSlots(count: Int? = nil) {
         let names = KeySlots.names
         var filled = [PropertyListValue?](repeating: nil, count: max(count ?? names.count, names.count))
@@ -235,12 +234,6 @@ struct ResolvedValues: Sendable {
             filled[slot] = resolved.values[position].value
         }
         slots = filled
-    }
-
-    /// The winning value for `key`.
-    @inline(__always)
-    func value(forKey key: String) -> PropertyListValue? {
-        resolved[key]?.value
     }
 
     /// The winning value and its layer for `key`.
