@@ -120,19 +120,35 @@ struct DomainFileTests {
         #expect(try fixture.file.read(policy: policy)?.values == ["k": "bbbb"])
     }
 
-    @Test("a version confirmed a clock tick after its last change is trusted by identity alone")
-    func settledVersionIsTrusted() throws {
+    @Test("a file this process wrote is trusted by identity alone at once, and a same-size rewrite in place right after is still seen")
+    func ownWriteIsSettled() throws {
         let fixture = try DomainFileFixture()
         let policy = FilePolicy()
         let written = try #require(try fixture.file.update(policy: policy, recovering: [:]) { $0["k"] = "aaaa" }.contents)
-        #expect(!written.isSettled, "a file this process has just written is not settled")
-        // Right after the write, confirmation compares the bytes; it says settled only once
-        // the clock has moved a full tick past the file's timestamps.
-        let confirmed = try #require(fixture.file.stillHolds(written, policy: policy))
-        #expect(confirmed.values == written.values)
+        // The writer stamped the file with a modification time no later write reproduces, so
+        // its own write is confirmed without reading it again.
+        #expect(written.isSettled, "a file this process has just written is settled")
+        #expect(fixture.file.stillHolds(written, policy: policy) == written)
+        // Another program rewrites it in place with a value of the same length, at once
+        // (within the file system clock's tick): the kernel's timestamp replaces ours.
+        try fixture.plant(BinaryPropertyListEncoder().encode(["k": "bbbb"]))
+        #expect(fixture.file.identity()?.size == written.identity.size)
+        #expect(fixture.file.stillHolds(written, policy: policy) == nil, "the rewrite in place went unseen")
+        let seen = try fixture.file.update(policy: policy, recovering: [:], known: written) { values in values["k"] }
+        #expect(seen.result == "bbbb")
+    }
+
+    @Test("a version read from disk is confirmed by its bytes until a clock tick has passed, then by identity alone")
+    func settledVersionIsTrusted() throws {
+        let fixture = try DomainFileFixture()
+        let policy = FilePolicy()
+        try fixture.plant(["k": "aaaa"])
+        let read = try #require(try fixture.file.read(policy: policy))
+        let confirmed = try #require(fixture.file.stillHolds(read, policy: policy))
+        #expect(confirmed.values == read.values)
         let later = DomainContents(
-            values: written.values, identity: written.identity, digest: written.digest,
-            observedAt: written.identity.statusChangeTime + FileIdentity.timestampGranularity)
+            values: read.values, identity: read.identity, digest: read.digest,
+            observedAt: max(read.identity.modificationTime, read.identity.statusChangeTime) + FileIdentity.timestampGranularity)
         #expect(later.isSettled)
         #expect(fixture.file.stillHolds(later, policy: policy) == later)
     }

@@ -25,6 +25,16 @@ struct DomainContents: Sendable, Equatable {
         lhs.values == rhs.values && lhs.identity == rhs.identity && lhs.digest == rhs.digest
     }
 
+    /// Contents this process has just written with ``DomainFile/replace(with:keepingCorruptFileAside:)``,
+    /// whose identity carries a modification time no later write can reproduce: settled at
+    /// once, so this process never reads or fingerprints its own write again.
+    init(written values: [String: PropertyListValue], identity: FileIdentity, digest: ContentDigest) {
+        self.values = values
+        self.identity = identity
+        self.digest = digest
+        self.isSettled = true
+    }
+
     /// Contents read or written at `observedAt` (nanoseconds since 1970, taken no later than
     /// the bytes were read or written); settled if the file's timestamps were old enough then.
     init(values: [String: PropertyListValue], identity: FileIdentity, digest: ContentDigest, observedAt: Int64) {

@@ -19,12 +19,18 @@ extension DomainFile {
     ///
     /// - Parameter keepingCorruptFileAside: The current file is corrupt: give it a
     ///   `.corrupt-<time>` name first, so its bytes survive the replacement.
+    /// The new file's modification time is set to the wall clock's fine-grained time before
+    /// it is synced. The kernel stamps any later write to the file with the file system's own
+    /// clock, which would have to hit that nanosecond exactly to leave it as it is, so the
+    /// returned identity tells this version apart from every later one without reading it
+    /// again, even within one tick of the file system's clock (``DomainContents/isSettled``).
+    ///
     /// - Returns: The identity of the new file, from its own descriptor after the rename.
     func replace(with bytes: [UInt8], keepingCorruptFileAside: Bool) throws(PreferencesError) -> FileIdentity {
         let (temporaryPath, descriptor) = try createTemporaryFile()
         var asidePath: FilePath?
         do throws(PreferencesError) {
-            try fill(descriptor, with: bytes)
+            try fill(descriptor, with: bytes, modificationTime: SystemCalls.wallClockNanoseconds())
             if keepingCorruptFileAside { asidePath = try keepCorruptFileAside() }
             do {
                 try SystemCalls.rename(temporaryPath, to: FilePath(path))
@@ -109,7 +115,7 @@ extension DomainFile {
     /// The mode is set explicitly because `open` filters it through the umask.
     /// `writeAll` loops over short writes and retries `EINTR`. A failed `fsync` is never
     /// retried: the caller discards the file.
-    private func fill(_ descriptor: FileDescriptor, with bytes: [UInt8]) throws(PreferencesError) {
+    private func fill(_ descriptor: FileDescriptor, with bytes: [UInt8], modificationTime: Int64) throws(PreferencesError) {
         do {
             try SystemCalls.fchmod(descriptor, .ownerReadWrite)
         } catch {
@@ -119,6 +125,11 @@ extension DomainFile {
             _ = try Errno.typed { try descriptor.writeAll(bytes) }
         } catch {
             throw failure(error, "could not write the temporary file")
+        }
+        do {
+            try SystemCalls.setModificationTime(descriptor, nanoseconds: modificationTime)
+        } catch {
+            throw failure(error, "could not set the modification time of the temporary file")
         }
         do {
             try SystemCalls.fsync(descriptor)

@@ -42,6 +42,21 @@ extension DomainFile {
         lockDeadline: ContinuousClock.Instant? = nil,
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
     ) throws(PreferencesError) -> (result: Result, contents: DomainContents?, changedDirectory: Bool) {
+        let outcome = try merge(policy: policy, recovering: fallback, known: known, lockDeadline: lockDeadline, body)
+        return (outcome.result, outcome.contents, outcome.changedDirectory)
+    }
+
+    /// ``update(policy:recovering:known:lockDeadline:_:)``, also saying whether `body` started
+    /// from `known` (or, for a corrupt file, from `fallback`): then the file held nothing the
+    /// caller did not already know, and the caller need not compare what it had with what is
+    /// on disk now.
+    func merge<Result>(
+        policy: FilePolicy,
+        recovering fallback: [String: PropertyListValue],
+        known: DomainContents?,
+        lockDeadline: ContinuousClock.Instant?,
+        _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
+    ) throws(PreferencesError) -> (result: Result, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool) {
         try ensureDirectory(policy: policy)
         let lock = try DomainFileLock(path: lockPath, policy: policy, deadline: lockDeadline)
         // The lock must be held until every step below is done, whichever way this returns.
@@ -53,12 +68,14 @@ extension DomainFile {
 
         var current: DomainContents?
         var isCorrupt = false
+        var startedFromKnown = false
         var values: [String: PropertyListValue]
         do {
             // The common case, a process writing again what it wrote last: the file is the
             // one it knows, so decoding it again would only cost time.
             if let known, let confirmed = stillHolds(known, policy: policy) {
                 current = confirmed
+                startedFromKnown = true
             } else {
                 current = try readWaitingForWriter(policy: policy)
             }
@@ -67,6 +84,7 @@ extension DomainFile {
             guard error.code == .corrupt || error.code == .notADictionary else { throw error }
             current = nil
             isCorrupt = true
+            startedFromKnown = true
             values = fallback
         }
 
@@ -74,16 +92,15 @@ extension DomainFile {
 
         // A corrupt file is never "unchanged": its replacement (or removal) is due.
         if !isCorrupt && values == (current?.values ?? [:]) {
-            return (result, current, false)
+            return (result, current, false, startedFromKnown)
         }
         if values.isEmpty {
             try remove(keepingCorruptFileAside: isCorrupt)
-            return (result, nil, true)
+            return (result, nil, true, startedFromKnown)
         }
         let bytes = try encode(values, limit: policy.sizeLimit)
-        let observedAt = SystemCalls.wallClockNanoseconds()
         let identity = try replace(with: bytes, keepingCorruptFileAside: isCorrupt)
-        return (result, DomainContents(values: values, identity: identity, digest: ContentDigest(of: bytes), observedAt: observedAt), true)
+        return (result, DomainContents(written: values, identity: identity, digest: ContentDigest(of: bytes)), true, startedFromKnown)
     }
 
     /// The most times a damaged read is retried while the file is still changing.

@@ -5,7 +5,9 @@ import SystemPackage
 /// Writers replace domain files by rename, so a new version is a new inode; editors that write
 /// in place change the size or the times instead. Comparing two identities therefore tells
 /// whether a file may have changed without reading it. The status-change time is included
-/// because it also moves on `chmod`, `chown` and rename, which the modification time does not.
+/// because it also moves on `chmod`, `chown` and rename, which the modification time does not;
+/// the mode and owner are included because such a change within one tick of the file system's
+/// clock leaves the status-change time as it was, and they decide whether the file is trusted.
 struct FileIdentity: Sendable, Hashable {
     /// The device the file is on (`st_dev`).
     let device: UInt64
@@ -18,14 +20,23 @@ struct FileIdentity: Sendable, Hashable {
     /// The last change of the file's contents or metadata, in nanoseconds since 1970
     /// (`st_ctim`).
     let statusChangeTime: Int64
+    /// The file's type and permission bits (`st_mode`).
+    let mode: UInt32
+    /// The file's owner (`st_uid`).
+    let owner: UInt32
 
     /// Creates an identity from its parts.
-    init(device: UInt64, inode: UInt64, size: Int64, modificationTime: Int64, statusChangeTime: Int64) {
+    init(
+        device: UInt64, inode: UInt64, size: Int64, modificationTime: Int64, statusChangeTime: Int64,
+        mode: UInt32 = 0, owner: UInt32 = 0
+    ) {
         self.device = device
         self.inode = inode
         self.size = size
         self.modificationTime = modificationTime
         self.statusChangeTime = statusChangeTime
+        self.mode = mode
+        self.owner = owner
     }
 
     /// Creates the identity of the file a `stat` result describes.
@@ -35,7 +46,8 @@ struct FileIdentity: Sendable, Hashable {
             inode: UInt64(status.inode.rawValue),
             size: status.size,
             modificationTime: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
-            statusChangeTime: Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec))
+            statusChangeTime: Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec),
+            mode: UInt32(status.mode.rawValue), owner: UInt32(status.userID.rawValue))
     }
 
     /// How far apart two file timestamps can be and still come from the same tick of the

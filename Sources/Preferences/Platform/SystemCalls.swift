@@ -97,6 +97,17 @@ enum SystemCalls {
         }
     }
 
+    /// Sets an open file's modification time to `nanoseconds` since 1970 and its access time
+    /// to the same (`futimens`).
+    static func setModificationTime(_ descriptor: FileDescriptor, nanoseconds: Int64) throws(Errno) {
+        let time = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        let times = [time, time]
+        while Glibc.futimens(descriptor.rawValue, times) != 0 {
+            let error = currentErrno()
+            if error != .interrupted { throw error }
+        }
+    }
+
     /// Atomically gives a file a new name, replacing any file already there (`rename`).
     static func rename(_ source: FilePath, to destination: FilePath) throws(Errno) {
         let result = source.withPlatformString { source in
@@ -261,6 +272,31 @@ enum SystemCalls {
     static func unlockMutex(_ mutex: UnsafeMutablePointer<ThreadMutex>) {
         let result = pthread_mutex_unlock(mutex)
         precondition(result == 0, "a ThreadLock was unlocked by a thread not holding it")
+    }
+
+    // MARK: Thread-local storage
+
+    /// A key for one pointer per thread (`pthread_key_create`); the pointer a thread set is
+    /// passed to `destructor` when that thread ends. Traps if the system has no key left:
+    /// only debug checks use these, made once per process.
+    static func makeThreadLocalKey(
+        destructor: @convention(c) (UnsafeMutableRawPointer?) -> Void
+    ) -> pthread_key_t {
+        var key = pthread_key_t()
+        let result = pthread_key_create(&key, destructor)
+        precondition(result == 0, "pthread_key_create failed: \(Errno(rawValue: result))")
+        return key
+    }
+
+    /// The calling thread's pointer for `key` (`pthread_getspecific`), nil until it sets one.
+    static func threadLocal(_ key: pthread_key_t) -> UnsafeMutableRawPointer? {
+        pthread_getspecific(key)
+    }
+
+    /// Sets the calling thread's pointer for `key` (`pthread_setspecific`).
+    static func setThreadLocal(_ key: pthread_key_t, _ value: UnsafeMutableRawPointer?) {
+        let result = pthread_setspecific(key, value)
+        precondition(result == 0, "pthread_setspecific failed: \(Errno(rawValue: result))")
     }
 
     // MARK: inotify
