@@ -5,6 +5,9 @@ import PackageDescription
 /// apply warning-control settings to remote dependencies, so theirs cannot break us.
 let strictSettings: [SwiftSetting] = [
     .treatAllWarnings(as: .error),
+    // Invariant checks of the resolved-values and watch tables (`_checkInvariants()`), as
+    // swift-collections does with COLLECTIONS_INTERNAL_CHECKS: debug builds (the tests) only.
+    .define("PREFERENCES_INTERNAL_CHECKS", .when(configuration: .debug)),
 ]
 
 let package = Package(

@@ -70,19 +70,14 @@ public final class PreferencesProvider: Sendable {
         self.store = store
         let name = "PreferencesProvider[\(store.domain)]"
         let domain = store.domain
-        @Sendable func build(_ store: PreferenceStore) -> PreferencesSnapshot {
-            PreferencesSnapshot(providerName: name, domain: domain, values: store.propertyListRepresentation())
-        }
-        let publisher = SnapshotPublisher(initial: build(store))
+        let publisher = SnapshotPublisher(initial: PreferencesSnapshot(providerName: name, domain: domain, values: [:]))
         self.publisher = publisher
-        // Weak: the store keeps its observers, and this handler must not keep the store.
-        // Observing before the first build would be tidier, but a change between the build
-        // and here is caught anyway: the refresh re-reads the whole store.
-        observation = store.observeAllKeys(options: [.new]) { [weak store] change in
-            guard let store else { return }
-            publisher.keyDidChange(change.key, to: change.newValue) { build(store) }
+        // Each commit of the store arrives with the store's whole values at that commit, from
+        // the store's one ordered delivery path: a snapshot is never half of one commit, and
+        // the commit numbers keep an older one from replacing a newer one.
+        observation = store.observeCommits(initial: true) { values, commit in
+            publisher.publish(PreferencesSnapshot(providerName: name, domain: domain, values: values), commit: commit)
         }
-        publisher.refresh { build(store) }
     }
 
     /// Every layer file the store could not use, and why; while a file is corrupt the

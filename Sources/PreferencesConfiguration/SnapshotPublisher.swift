@@ -4,14 +4,10 @@ import Preferences
 
 /// Holds a provider's current snapshot and hands each new one to the watchers, in order.
 ///
-/// The store tells us that a key changed (on the changing thread, or the inotify watcher
-/// thread for other processes' writes); we then re-read the whole resolved domain once,
-/// never patch one key in, because patching would publish half of a multi-key write.
-/// Bursts coalesce twice over: a reload that changes N keys notifies N times in a row, and
-/// after the first rebuild the others find their new value already in the snapshot and
-/// cost a dictionary lookup, not a rebuild; and one thread at a time rebuilds, so a change
-/// that arrives meanwhile only marks the snapshot stale and that thread goes round again.
-/// Watchers therefore never see an older snapshot after a newer one.
+/// The store hands over one snapshot per commit, built from the store's values at that
+/// commit (see `PreferenceStore.observeCommits`), in commit order; the commit number keeps
+/// the provider's first snapshot, read while registering, from replacing a newer commit that
+/// arrived first. Watchers therefore never see an older snapshot after a newer one.
 final class SnapshotPublisher: Sendable {
     /// A `watchValue` subscriber: the key it follows and the last leaf it was sent, so it
     /// hears only about changes of its own key.
@@ -24,18 +20,16 @@ final class SnapshotPublisher: Sendable {
 
     struct State {
         var snapshot: PreferencesSnapshot
+        /// The store's commit `snapshot` was built from; nil before the first.
+        var commit: UInt64?
         var valueWatchers: [UUID: ValueWatcher] = [:]
         var snapshotWatchers: [UUID: AsyncStream<any ConfigSnapshot>.Continuation] = [:]
-        /// A thread is rebuilding the snapshot now.
-        var isRefreshing = false
-        /// A change arrived while rebuilding: the rebuilt snapshot may already be stale.
-        var isStale = false
     }
 
     private let state: ThreadLock<State>
 
     init(initial: PreferencesSnapshot) {
-        state = ThreadLock(State(snapshot: initial))
+        state = ThreadLock(State(snapshot: initial), rank: .leaf)
     }
 
     /// The current snapshot.
@@ -43,38 +37,13 @@ final class SnapshotPublisher: Sendable {
         state.withLock { $0.snapshot }
     }
 
-    /// Handles the store's notice that `key` now resolves to `newValue`: nothing if the
-    /// current snapshot already holds it, else a ``refresh(_:)``. Called with no lock held.
-    func keyDidChange(_ key: String, to newValue: PropertyListValue?, rebuild build: () -> PreferencesSnapshot) {
-        let included = state.withLock { !$0.isRefreshing && $0.snapshot.source[key] == newValue }
-        if !included { refresh(build) }
-    }
-
-    /// Rebuilds the snapshot with `build` and publishes it if it differs; see the type's
-    /// comment for why only one thread builds at a time. Called with no lock held.
-    func refresh(_ build: () -> PreferencesSnapshot) {
-        let mustBuild = state.withLock { state -> Bool in
-            if state.isRefreshing {
-                state.isStale = true
-                return false
-            }
-            state.isRefreshing = true
-            return true
-        }
-        guard mustBuild else { return }
-        var again = true
-        while again {
-            // Built outside our lock: flattening a large domain must not stall readers.
-            let snapshot = build()
-            again = state.withLock { state -> Bool in
-                publish(snapshot, in: &state)
-                if state.isStale {
-                    state.isStale = false
-                    return true
-                }
-                state.isRefreshing = false
-                return false
-            }
+    /// Publishes the snapshot of the store's commit `commit`, unless a newer one is out
+    /// already. Called with no lock held; the snapshot was built outside any lock.
+    func publish(_ snapshot: PreferencesSnapshot, commit: UInt64) {
+        state.withLock { state in
+            if let current = state.commit, current >= commit { return }
+            state.commit = commit
+            publish(snapshot, in: &state)
         }
     }
 

@@ -196,8 +196,8 @@ struct LocalObservationTests {
         let fixture = try StoreFixture()
         let store = try fixture.store()
         let key = PreferenceKey("Streamed", default: 0)
-        let changes = store.changes(forKey: "Streamed")
-        let values = store.values(for: key)
+        let changes = store.updates(forKey: "Streamed")
+        let values = store.updates(key)
         store[key] = 1
         store[key] = 2
         var changeIterator = changes.makeAsyncIterator()

@@ -56,3 +56,44 @@ struct ThreadLockTests {
         #endif
     }
 }
+
+@Suite("Lock order")
+struct LockOrderTests {
+    @Test("locks taken in their declared order nest, and each thread's held ranks are tracked")
+    func declaredOrderNests() {
+        let outer = ThreadLock(0, rank: .domainState)
+        let inner = ThreadLock(0, rank: .storeSnapshot)
+        outer.withLock { _ in
+            inner.withLock { value in value += 1 }
+            #if DEBUG
+            #expect(HeldLocks.ranks == [.domainState])
+            #endif
+        }
+        #expect(inner.withLock { $0 } == 1)
+        #if DEBUG
+        #expect(HeldLocks.ranks.isEmpty)
+        #endif
+    }
+
+    @Test("taking two locks against their declared order traps in a debug build")
+    func wrongOrderTraps() async {
+        #if DEBUG
+        await #expect(processExitsWith: .failure) {
+            let outer = ThreadLock(0, rank: .storeSnapshot)
+            let inner = ThreadLock(0, rank: .domainState)
+            outer.withLock { _ in inner.withLock { _ in } }
+        }
+        #endif
+    }
+
+    @Test("two locks of one rank never nest: that traps in a debug build too")
+    func sameRankTraps() async {
+        #if DEBUG
+        await #expect(processExitsWith: .failure) {
+            let first = ThreadLock(0, rank: .storeSnapshot)
+            let second = ThreadLock(0, rank: .storeSnapshot)
+            first.withLock { _ in second.withLock { _ in } }
+        }
+        #endif
+    }
+}

@@ -24,14 +24,27 @@
 package final class ThreadLock<Value> {
     /// The mutex, allocated once and never moved (a `pthread_mutex_t` must not be).
     @usableFromInline let mutex: UnsafeMutablePointer<SystemCalls.ThreadMutex>
+    /// Where this lock stands in the package's lock order (``LockRank``), checked on every
+    /// acquire in debug builds.
+    @usableFromInline let rank: LockRank
     /// The protected value, reached only while `mutex` is held. Kept behind a pointer
     /// rather than in a stored property so `withLock` can pass it `inout` without Swift's
     /// dynamic exclusivity check: the mutex already guarantees exclusive access.
     @usableFromInline let value: UnsafeMutablePointer<Value>
 
-    /// Makes a lock protecting `initialValue`.
+    /// Makes a lock protecting `initialValue` at `rank` in the lock order.
+    ///
+    /// The package's own locks name their rank (``LockRank`` lists them all, in order); a lock
+    /// made without one is a leaf, under which no other lock may be taken.
     @usableFromInline
-    package init(_ initialValue: Value) {
+    package convenience init(_ initialValue: Value) {
+        self.init(initialValue, rank: .leaf)
+    }
+
+    /// Makes a lock protecting `initialValue` at `rank` in the lock order.
+    @usableFromInline
+    package init(_ initialValue: Value, rank: LockRank) {
+        self.rank = rank
         mutex = .allocate(capacity: 1)
         SystemCalls.initializeMutex(mutex)
         value = .allocate(capacity: 1)
@@ -51,7 +64,14 @@ package final class ThreadLock<Value> {
     package func withLock<Result, Failure: Error>(
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {
+        #if DEBUG
+        HeldLocks.willAcquire(rank)
+        #endif
         SystemCalls.lockMutex(mutex)
+        #if DEBUG
+        HeldLocks.didAcquire(rank)
+        defer { HeldLocks.didRelease(rank) }
+        #endif
         defer { SystemCalls.unlockMutex(mutex) }
         return try body(&value.pointee)
     }
@@ -62,7 +82,12 @@ package final class ThreadLock<Value> {
     package func withLockIfAvailable<Result, Failure: Error>(
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result? {
+        // Not checked against the order: a try never waits, so it cannot deadlock.
         guard SystemCalls.tryLockMutex(mutex) else { return nil }
+        #if DEBUG
+        HeldLocks.didAcquire(rank)
+        defer { HeldLocks.didRelease(rank) }
+        #endif
         defer { SystemCalls.unlockMutex(mutex) }
         return try body(&value.pointee)
     }

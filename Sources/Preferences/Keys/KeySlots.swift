@@ -10,11 +10,11 @@ enum KeySlots {
         var names: [String] = []
     }
 
-    private static let table = ThreadLock(Table())
+    private static let state = ThreadLock(Table(), rank: .keySlots)
 
     /// The slot for `name`, assigning the next free one the first time.
     static func slot(for name: String) -> Int {
-        table.withLock { table in
+        state.withLock { table in
             if let slot = table.slots[name] { return slot }
             table.names.append(name)
             table.slots[name] = table.names.count - 1
@@ -24,11 +24,16 @@ enum KeySlots {
 
     /// The slot already assigned to `name`, if any (never assigns one).
     static func existingSlot(for name: String) -> Int? {
-        table.withLock { $0.slots[name] }
+        state.withLock { $0.slots[name] }
     }
 
     /// Every name with a slot, indexed by slot.
     static var names: [String] {
-        table.withLock { $0.names }
+        state.withLock { $0.names }
+    }
+
+    /// Every name and its slot, taken in one step (a store fills its typed-value array from it).
+    static var table: [String: Int] {
+        state.withLock { $0.slots }
     }
 }

@@ -20,7 +20,7 @@ enum PreferencesLogger {
         return logger
     }()
 
-    private static let lastReported = ThreadLock([String: ContinuousClock.Instant]())
+    private static let lastReported = ThreadLock([String: ContinuousClock.Instant](), rank: .leaf)
 
     /// The length of a rate-limiting window.
     static let window: Duration = .seconds(10)
@@ -29,7 +29,7 @@ enum PreferencesLogger {
 
     /// Per kind of event: when its current window began, how many entries it has logged in
     /// it, and how many it has suppressed and not yet summarised.
-    private static let windows = ThreadLock([PreferencesLogEvent: (start: ContinuousClock.Instant, logged: Int, suppressed: Int)]())
+    private static let windows = ThreadLock([PreferencesLogEvent: (start: ContinuousClock.Instant, logged: Int, suppressed: Int)](), rank: .leaf)
 
     /// Whether an entry of `event` may be logged now: at most 10 per kind per 10 seconds.
     ///

@@ -7,7 +7,7 @@ public final class PreferenceObservation: Sendable {
     private let cancellation: ThreadLock<(@Sendable () -> Void)?>
 
     init(cancel: @escaping @Sendable () -> Void) {
-        cancellation = ThreadLock(cancel)
+        cancellation = ThreadLock(cancel, rank: .leaf)
     }
 
     /// Stops the observation: the handler is not called for any change delivered after this

@@ -34,10 +34,10 @@ final class DirectorySync: Sendable {
         var logger: Logger?
     }
 
-    private let progress = ThreadLock([String: Progress]())
+    private let progress = ThreadLock([String: Progress](), rank: .directorySync)
     /// Held while syncing, so a second sync of the same requests waits for the first and
     /// then finds nothing to do.
-    private let syncing = ThreadLock(())
+    private let syncing = ThreadLock((), rank: .directorySyncing)
     private let queue = DispatchQueue(label: "swift-preferences.directory-sync")
     /// How long a requested sync waits for more requests to share it.
     private let gatheringDelay: Duration

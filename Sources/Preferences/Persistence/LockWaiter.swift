@@ -50,7 +50,7 @@ final class LockWaiter: Sendable {
     private let path: String
     /// The lock file's inode, so an adopting caller knows it is the file it opened.
     private let inode: (device: UInt64, number: UInt64)
-    private let state = ThreadLock(State())
+    private let state = ThreadLock(State(), rank: .lockWaiter)
     /// Signalled once, when `flock` returns for a caller still waiting.
     private let finished = DispatchSemaphore(value: 0)
 
@@ -62,7 +62,7 @@ final class LockWaiter: Sendable {
         var blocked: [String: Int] = [:]
     }
 
-    private static let table = ThreadLock(Table())
+    private static let table = ThreadLock(Table(), rank: .lockWaiterTable)
 
     private init(descriptor: FileDescriptor, path: String, inode: (device: UInt64, number: UInt64)) {
         self.descriptor = descriptor

@@ -26,9 +26,11 @@ extension PreferenceStore {
     }
 
     func register(_ defaults: [String: PropertyListValue]) {
+        // Sorted, so both copies of the snapshot apply the keys in one order.
+        let delta = defaults.sorted { $0.key < $1.key }.map { (key: $0.key, value: Optional($0.value)) }
         update(origin: .thisProcess) { state in
             guard let index = state.index(of: .registration) else { return [] }
-            return defaults.compactMap { key, value in state.set(value, forKey: key, inLayer: index) }
+            return state.apply(delta, inLayer: index)
         }
     }
 
@@ -62,20 +64,30 @@ extension PreferenceStore {
     private func rebuildLayers(suites: [String]) {
         let prepared = makeLayers(suites: suites, registration: [:], arguments: [:])
         var removed: [PersistentDomain] = []
-        update(origin: .thisProcess) { state in
-            // Another addSuite/removeSuite finished meanwhile: its layers are newer.
-            guard withExtras({ $0.suites }) == suites else { return [] }
-            // Registration and arguments as they are now, not as they were when the
-            // files were read: a register() in between must not be lost.
-            var layers = prepared
-            for index in layers.indices where layers[index].source == nil {
-                if let current = state.index(of: layers[index].kind) { layers[index].values = state.layers[current].values }
+        // Under the extras lock, so a rebuild for suites that another addSuite/removeSuite
+        // has already replaced cannot publish older layers over newer ones.
+        let mustDeliver = extras.withLock { extras -> Bool in
+            guard extras.suites == suites else { return false }
+            return commit(origin: .thisProcess, postsNotification: true) { state in
+                // Registration and arguments as they are now, not as they were when the files
+                // were read: a register() in between must not be lost.
+                var layers = prepared
+                for index in layers.indices where layers[index].source == nil {
+                    if let current = state.index(of: layers[index].kind) { layers[index].values = state.layers[current].values }
+                }
+                let kept = Set(layers.compactMap { $0.source.map(ObjectIdentifier.init) })
+                removed = state.layers.compactMap(\.source).filter { !kept.contains(ObjectIdentifier($0)) }
+                return state.setLayers(layers)
             }
-            let kept = Set(layers.compactMap { $0.source.map(ObjectIdentifier.init) })
-            removed = state.layers.compactMap(\.source).filter { !kept.contains(ObjectIdentifier($0)) }
-            return state.setLayers(layers)
         }
+        if mustDeliver { deliverQueued() }
         for source in removed { source.unsubscribe(self) }
+        // The files' values were taken before the new layers were published: a change made
+        // in between is brought in now.
+        var seen = Set<ObjectIdentifier>()
+        for source in prepared.compactMap(\.source) where seen.insert(ObjectIdentifier(source)).inserted {
+            source.resynchronize(self)
+        }
     }
 
     // MARK: Persistent domains
@@ -107,19 +119,26 @@ extension PreferenceStore {
         for (key, value) in domain {
             converted[key] = propertyList(value, forKey: key, in: "setPersistentDomain(_:forName:)")
         }
-        withExtras { $0.touchedDomains[source.file.path] = source }
-        source.replaceAll(with: converted)
-        // Visible to this store's reads when this returns, even if another thread is
-        // still handing the domain's earlier changes out.
-        domainDidReload(source, values: converted, origin: .thisProcess)
+        replacePersistentDomain(source, with: converted)
     }
 
     /// Removes every value of a domain; its file is deleted at the next flush.
     public func removePersistentDomain(forName domainName: String) {
         guard let source = persistentDomain(named: domainName) else { return }
+        replacePersistentDomain(source, with: [:])
+    }
+
+    /// Replaces a domain's contents as a pending change, delivers what that changes for every
+    /// store, and posts ``didChangeNotification`` once for the call, as corelibs-Foundation
+    /// does (also when this store's search list does not include the domain).
+    private func replacePersistentDomain(_ source: PersistentDomain, with values: [String: PropertyListValue]) {
         withExtras { $0.touchedDomains[source.file.path] = source }
-        source.replaceAll(with: [:])
-        domainDidReload(source, values: [:], origin: .thisProcess)
+        source.loadIfNeeded()
+        for store in source.replaceAll(with: values, notifying: self) { store.deliverQueued() }
+        source.scheduleFlush()
+        if configuration.postsDidChangeNotification {
+            NotificationCenter.default.post(name: Self.didChangeNotification, object: self)
+        }
     }
 
     // MARK: Volatile domains
@@ -166,7 +185,7 @@ extension PreferenceStore {
     }
 
     private func layerValues(_ kind: SearchLayer) -> [String: PropertyListValue] {
-        values.read { state in state.pointee.index(of: kind).map { state.pointee.layers[$0].values } ?? [:] }
+        snapshot.read { state in state.pointee.index(of: kind).map { state.pointee.layers[$0].values } ?? [:] }
     }
 
     private func replaceLayer(_ kind: SearchLayer, with newValues: [String: PropertyListValue]) {

@@ -19,8 +19,8 @@ extension PreferenceStore {
     ///     the handler at once with the current value; `.prior` also calls it before each
     ///     change this process makes.
     ///   - handler: called on the thread that made the change, or on the watcher thread for
-    ///     changes from other processes; with no lock held, so it may read and write
-    ///     preferences.
+    ///     changes from other processes (see ARCHITECTURE.md, "Threads"); with no lock held,
+    ///     so it may read and write preferences. Changes arrive in commit order.
     /// - Returns: the observation; it ends when cancelled or released.
     public func observe(
         _ key: String, options: PreferenceObservationOptions = [.old, .new],
@@ -53,22 +53,50 @@ extension PreferenceStore {
         }
     }
 
-    /// The changes of `key` as an asynchronous sequence, starting with the next change.
-    /// The sequence ends when the task iterating it is cancelled.
-    public func changes(forKey key: String) -> AsyncStream<PreferenceChange> {
+    /// The values of a typed key as an asynchronous sequence: with `initial`, the current
+    /// value first; then each new value, in commit order.
+    ///
+    /// Like every sequence the store makes, it buffers without limit (`.unbounded`): no
+    /// change is dropped, however slowly it is consumed. It ends when the task iterating it is
+    /// cancelled.
+    public func updates<Value>(_ key: PreferenceKey<Value>, initial: Bool = true) -> AsyncStream<Value> {
         AsyncStream(bufferingPolicy: .unbounded) { continuation in
-            let observation = observe(key) { continuation.yield($0) }
+            let options: PreferenceObservationOptions = initial ? [.initial, .new] : [.new]
+            let observation = observe(key, options: options) { continuation.yield($0.newValue) }
             continuation.onTermination = { _ in observation.cancel() }
         }
     }
 
-    /// The values of a typed key as an asynchronous sequence: the current value first, then
-    /// each new value.
-    public func values<Value>(for key: PreferenceKey<Value>) -> AsyncStream<Value> {
+    /// The changes of `key` as an asynchronous sequence, in commit order: with `initial`, a
+    /// change from nil to the current value first.
+    ///
+    /// Buffers without limit, as ``updates(_:initial:)`` does; ends when the task iterating
+    /// it is cancelled.
+    public func updates(forKey key: String, initial: Bool = false) -> AsyncStream<PreferenceChange> {
         AsyncStream(bufferingPolicy: .unbounded) { continuation in
-            let observation = observe(key, options: [.initial, .new]) { continuation.yield($0.newValue) }
+            let options: PreferenceObservationOptions = initial ? [.initial, .old, .new] : [.old, .new]
+            let observation = observe(key, options: options) { continuation.yield($0) }
             continuation.onTermination = { _ in observation.cancel() }
         }
+    }
+
+    /// Calls `handler` for every commit that changes what this store's reads return, with the
+    /// store's whole resolved values right after that commit and its commit number, in commit
+    /// order (the configuration provider builds its snapshots from these).
+    ///
+    /// With `initial`, also calls it at once with the current values and commit number. A
+    /// commit made while this registers may reach `handler` before that first call does;
+    /// the commit numbers tell which view is newer.
+    package func observeCommits(
+        initial: Bool, handler: @escaping @Sendable (_ values: [String: PropertyListValue], _ commit: UInt64) -> Void
+    ) -> PreferenceObservation {
+        let id = observers.addCommitObserver { handler($0.values, $0.number) }
+        let observation = PreferenceObservation { [weak self] in self?.observers.removeCommitObserver(id: id) }
+        if initial {
+            let (values, commit) = snapshot.read { ($0.pointee.allValues, $0.pointee.commit) }
+            handler(values, commit)
+        }
+        return observation
     }
 
     private func addObserver(
@@ -83,30 +111,23 @@ extension PreferenceStore {
         return observation
     }
 
-    /// Changes the resolved values and tells observers what changed, in order: `body`
-    /// runs under the lock and returns the changes; they are queued there and handed out
-    /// with no lock held.
-    func update(origin: PreferenceChange.Origin, _ body: (inout ResolvedValues) -> [ResolvedValues.Change]) {
-        let mustNotify = values.withLock { state in state.queueNotification(body(&state), origin: origin) }
-        if mustNotify { notifyQueued() }
+    /// Hands this store's queued batches out, in commit order, until none is left; batches
+    /// queued meanwhile (by another thread, or by a handler) are handed out by this same loop.
+    /// Called with no lock held.
+    func deliverQueued() {
+        delivery.drain { batch in deliver(batch) }
     }
 
-    /// Hands queued changes to observers until none is left; changes queued meanwhile (by
-    /// another thread, or by a handler) are handed out by this same loop.
-    func notifyQueued() {
-        while let (changes, origin) = values.withLock({ $0.nextNotification() }) {
-            deliver(changes, origin: origin)
-        }
-    }
-
-    /// Hands changes to observers and posts ``didChangeNotification``; called with no lock
-    /// held.
-    private func deliver(_ changes: [ResolvedValues.Change], origin: PreferenceChange.Origin) {
-        guard !changes.isEmpty else { return }
+    /// Hands one batch to observers, commit observers and `NotificationCenter`.
+    private func deliver(_ batch: ChangeDelivery.Batch) {
+        let changes = batch.changes.map { PreferenceChange(key: $0.key, oldValue: $0.old, newValue: $0.new, origin: batch.origin) }
         if !observers.isEmpty {
-            observers.deliver(changes.map { PreferenceChange(key: $0.key, oldValue: $0.old, newValue: $0.new, origin: origin) })
+            observers.deliver(changes)
         }
-        if configuration.postsDidChangeNotification {
+        if let values = batch.values {
+            observers.deliverCommit(ObserverTable.Commit(changes: changes, values: values, number: batch.commit))
+        }
+        if batch.postsNotification && configuration.postsDidChangeNotification {
             NotificationCenter.default.post(name: Self.didChangeNotification, object: self)
         }
     }

@@ -103,8 +103,8 @@ extension PreferenceStore {
 
     /// Every layer of this store's search list that holds `key`, first (winning) first.
     public func sources(forKey key: String) -> [PreferenceSource] {
-        values.withLock { state in
-            state.layers.compactMap { layer in
+        snapshot.read { state in
+            state.pointee.layers.compactMap { layer in
                 layer.values[key].map {
                     PreferenceSource(layer: PreferenceSource.Layer(layer.kind), path: layer.source?.file.path, value: $0)
                 }

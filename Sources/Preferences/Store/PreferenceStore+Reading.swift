@@ -3,7 +3,7 @@ import Foundation
 extension PreferenceStore {
     /// The value for `key` from the first layer of the search list that holds it.
     public func value(forKey key: String) -> PropertyListValue? {
-        values.read { $0.value(forKey: key) }
+        snapshot.read { $0.value(forKey: key) }
     }
 
     /// The value for `key` as a Swift value (`Bool`, `Int`, `Double`, `String`, `Date`,
@@ -15,7 +15,7 @@ extension PreferenceStore {
     /// The string for `key`; numbers give their shortest decimal form and booleans "1"
     /// or "0"; nil for other types and missing keys.
     public func string(forKey key: String) -> String? {
-        values.read { $0.value(forKey: key)?.coercedString }
+        snapshot.read { $0.value(forKey: key)?.coercedString }
     }
 
     /// The array for `key`, or nil if the value is not an array.
@@ -32,13 +32,13 @@ extension PreferenceStore {
 
     /// The data for `key`, or nil if the value is not data.
     public func data(forKey key: String) -> Data? {
-        values.read { $0.value(forKey: key)?.dataValue }
+        snapshot.read { $0.value(forKey: key)?.dataValue }
     }
 
     /// The array of strings for `key`, or nil if the value is not an array of strings
     /// only.
     public func stringArray(forKey key: String) -> [String]? {
-        values.read { $0.value(forKey: key)?.coercedStringArray }
+        snapshot.read { $0.value(forKey: key)?.coercedStringArray }
     }
 
     /// The URL for `key`: a stored path (with `~` expanded) as a file URL, or a stored
@@ -50,29 +50,29 @@ extension PreferenceStore {
     /// The integer for `key`: reals truncate, numeric strings parse (`"1.0"` is 1),
     /// booleans are 1 or 0; 0 if missing or not numeric.
     public func integer(forKey key: String) -> Int {
-        values.read { $0.value(forKey: key)?.coercedInteger } ?? 0
+        snapshot.read { $0.value(forKey: key)?.coercedInteger } ?? 0
     }
 
     /// The float for `key`, with the coercions of ``double(forKey:)``; 0 if missing.
     public func float(forKey key: String) -> Float {
-        values.read { $0.value(forKey: key)?.coercedFloat } ?? 0
+        snapshot.read { $0.value(forKey: key)?.coercedFloat } ?? 0
     }
 
     /// The double for `key`: numbers convert (a stored Float keeps its precision),
     /// numeric strings parse, `true` is 1; 0 if missing.
     public func double(forKey key: String) -> Double {
-        values.read { $0.value(forKey: key)?.coercedDouble } ?? 0
+        snapshot.read { $0.value(forKey: key)?.coercedDouble } ?? 0
     }
 
     /// The boolean for `key`: non-zero numbers and strings starting with Y, y, T, t or a
     /// digit 1-9 are true; false if missing.
     public func bool(forKey key: String) -> Bool {
-        values.read { $0.value(forKey: key)?.coercedBool } ?? false
+        snapshot.read { $0.value(forKey: key)?.coercedBool } ?? false
     }
 
     /// Every key visible through the search list, with its winning value.
     public func dictionaryRepresentation() -> [String: Any] {
-        values.read { $0.allValues }.mapValues(\.bridged)
+        snapshot.read { $0.allValues }.mapValues(\.bridged)
     }
 
     /// Reads a typed key: the stored value if it has the key's type, else its default.
@@ -85,7 +85,7 @@ extension PreferenceStore {
             let slot = key.slot
             while true {
                 // Converted inside the read, so the stored value is borrowed, not copied.
-                let (isCovered, value) = values.read { state -> (Bool, Value?) in
+                let (isCovered, value) = snapshot.read { state -> (Bool, Value?) in
                     guard slot < state.pointee.slots.count else { return (false, nil) }
                     return (true, state.pointee.slots[slot].flatMap(Value.init(propertyListValue:)))
                 }
@@ -102,15 +102,16 @@ extension PreferenceStore {
     /// Grows the typed-value array to cover `slot` (a key declared after it was filled).
     @usableFromInline
     func fillSlots(covering slot: Int) {
-        values.withLock { state in
-            if slot >= state.slots.count { state.fillSlots() }
+        let table = KeySlots.table
+        snapshot.write { state in
+            if slot >= state.slots.count { state.fillSlots(table) }
         }
     }
 
     /// True if `key`'s value is forced by the administrator (the managed layer), so the
     /// program should not offer to change it.
     public func objectIsForced(forKey key: String) -> Bool {
-        values.read { state in
+        snapshot.read { state in
             state.pointee.resolution(forKey: key).map { state.pointee.layers[$0.layerIndex].kind == .managed } ?? false
         }
     }

@@ -8,6 +8,6 @@ extension PreferenceStore {
     /// a `.double`. Providers that build immutable snapshots (such as swift-configuration's)
     /// rely on both.
     public func propertyListRepresentation() -> [String: PropertyListValue] {
-        values.read { $0.allValues }
+        snapshot.read { $0.allValues }
     }
 }

@@ -69,26 +69,25 @@ extension PreferenceStore {
     public func trySet(_ value: PropertyListValue?, forKey key: String) throws(PreferencesError) {
         // Prior notifications go out before the change, with no lock held.
         if observers.wantsPrior(key) {
-            let preview = values.read { state -> ResolvedValues.Change? in
+            let preview = snapshot.read { state -> ResolvedValues.Change? in
                 guard let index = state.pointee.appIndex, state.pointee.layers[index].values[key] != value else { return nil }
                 return state.pointee.previewSet(value, forKey: key, inLayer: index)
             }
             if let preview { deliverPrior(preview) }
         }
         let (soft, hard) = (configuration.softSizeLimit, configuration.sizeLimit)
-        // The layer and the domain's pending changes are updated in one critical section,
-        // so no delivery of the domain's state can fall between them and undo the set.
-        let outcome = values.withLock { state -> SetOutcome in
-            guard let index = state.appIndex else { return .unchanged }
-            let previous = state.layers[index].values[key]
-            guard previous != value else { return .unchanged }
-            let before = state.appDomainSize
-            let after = before + ResolvedValues.sizeChange(forKey: key, from: previous, to: value)
-            if after > hard && after > before { return .refused(size: after) }
-            let effect = state.set(value, forKey: key, inLayer: index, appDomainSize: after)
-            let delivery = appDomain.record(value, forKey: key, from: self)
-            let mustNotify = state.queueNotification(effect.map { [$0] } ?? [], origin: .thisProcess)
-            return .applied(mustNotify: mustNotify, delivery: delivery, crossedSoftLimit: before <= soft && after > soft, size: after)
+        // Decided and applied under the domain's state lock, where every change of the app
+        // layer is made, so the view `decide` reads cannot change before the set is applied.
+        let (outcome, stores) = appDomain.set(value, forKey: key) { () -> PersistentDomain.SetOutcome in
+            snapshot.read { state -> PersistentDomain.SetOutcome in
+                guard let index = state.pointee.appIndex else { return .unchanged }
+                let previous = state.pointee.layers[index].values[key]
+                guard previous != value else { return .unchanged }
+                let before = state.pointee.appDomainSize
+                let after = before + ResolvedValues.sizeChange(forKey: key, from: previous, to: value)
+                if after > hard && after > before { return .refused(size: after) }
+                return .applied(previousSize: before, size: after)
+            }
         }
         switch outcome {
         case .unchanged:
@@ -99,22 +98,15 @@ extension PreferenceStore {
                 "setting \"\(key)\" would make the domain about \(size) bytes, over its limit of \(hard); the value was not set")
             reportSizeLimit(key: key, size: size, limit: hard, event: .sizeRefused, error: error)
             throw error
-        case .applied(let mustNotify, let delivery, let crossedSoftLimit, let size):
-            // Other stores on the file have the value when this returns.
-            if let delivery { appDomain.finishDeliveries(mustDeliver: delivery) }
-            if mustNotify { notifyQueued() }
+        case .applied(let before, let size):
+            // Every store on the file has the value now; their observers hear of it here,
+            // with no lock held (or from the thread already delivering to them).
+            for store in stores { store.deliverQueued() }
             appDomain.scheduleFlush()
-            if crossedSoftLimit {
+            if before <= soft && size > soft {
                 reportSizeLimit(key: key, size: size, limit: soft, event: .sizeWarning, error: nil)
             }
         }
-    }
-
-    /// What a set did, decided under the lock and acted on after it.
-    private enum SetOutcome {
-        case unchanged
-        case refused(size: Int)
-        case applied(mustNotify: Bool, delivery: Bool?, crossedSoftLimit: Bool, size: Int)
     }
 
     /// Logs a size-limit warning or refusal and posts ``sizeLimitExceededNotification``.
@@ -169,7 +161,7 @@ extension PreferenceStore {
     public func synchronize() -> Bool {
         var succeeded = true
         do throws(PreferencesError) { try flush() } catch { succeeded = false }
-        for source in values.read({ $0.layers.compactMap(\.source) }) where !source.hasPendingChanges {
+        for source in snapshot.read({ $0.layers.compactMap(\.source) }) where !source.hasPendingChanges {
             source.reload()
         }
         return succeeded
@@ -216,7 +208,7 @@ extension PreferenceStore {
     }
 
     private func writableDomains() -> [PersistentDomain] {
-        let layered = values.read { $0.layers.compactMap(\.source) }.filter(\.isWritable)
+        let layered = snapshot.read { $0.layers.compactMap(\.source) }.filter(\.isWritable)
         let touched = withExtras { Array($0.touchedDomains.values) }
         var seen = Set<ObjectIdentifier>()
         return (layered + touched).filter { seen.insert(ObjectIdentifier($0)).inserted }

@@ -47,9 +47,12 @@ public final class PreferenceStore: Sendable {
     let locations: DomainLocations
     /// The writable file of this domain, where `set` writes.
     let appDomain: PersistentDomain
-    @usableFromInline let values: ReadMostly<ResolvedValues>
+    /// The resolved search list, published one commit at a time; reads never wait.
+    @usableFromInline let snapshot: LeftRight<ResolvedValues>
     /// Who is told about changes.
     let observers = ObserverTable()
+    /// The ordered path from commits to observers, sequences and notifications.
+    let delivery = ChangeDelivery()
     let extras: ThreadLock<Extras>
 
     /// What the store keeps besides resolved values.
@@ -88,14 +91,16 @@ public final class PreferenceStore: Sendable {
         appDomain = PersistentDomain.shared(
             DomainFile(directory: locations.userDirectory, fileName: DomainLocations.fileName(stem: name.rawValue)),
             policy: userPolicy, isWritable: true, logger: configuration.logger ?? PreferencesLogger.default)
-        extras = ThreadLock(Extras())
-        values = ReadMostly(ResolvedValues(layers: []))
+        extras = ThreadLock(Extras(), rank: .storeExtras)
+        snapshot = LeftRight(ResolvedValues(layers: [], slotTable: [:]), rank: .storeSnapshot)
+        // Subscribed once initialised: a change published meanwhile is in the values read.
         let layers = makeLayers(suites: [])
-        _ = values.withLock { $0.setLayers(layers) }
+        let slotTable = KeySlots.table
+        snapshot.write { $0 = ResolvedValues(layers: layers, slotTable: slotTable) }
     }
 
     deinit {
-        let sources = values.read { $0.layers.compactMap(\.source) }
+        let sources = snapshot.read { $0.layers.compactMap(\.source) }
         for source in sources { source.unsubscribe(self) }
     }
 
@@ -132,7 +137,7 @@ public final class PreferenceStore: Sendable {
     }
 
     /// The search list for this domain with `suites`, each layer loaded (first use reads
-    /// the file).
+    /// the file) and subscribed to, so every later change of its file reaches this store.
     func makeLayers(suites: [String], registration: [String: PropertyListValue] = [:],
                     arguments: [String: PropertyListValue]? = nil) -> [ResolvedValues.Layer] {
         typealias Layer = ResolvedValues.Layer
@@ -140,9 +145,7 @@ public final class PreferenceStore: Sendable {
         var layers: [Layer] = []
         func add(_ kind: SearchLayer, _ source: PersistentDomain?) {
             guard let source else { return }
-            // Subscribed before the values are read, so no change can fall in between.
-            source.subscribe(self)
-            layers.append(Layer(kind: kind, source: source, values: source.currentValues()))
+            layers.append(Layer(kind: kind, source: source, values: source.subscribe(self)))
         }
         add(.managed, systemDomain(directory: locations.managedDirectory, stem: domain))
         layers.append(Layer(kind: .argument, source: nil, values: arguments ?? ArgumentDomain.values(from: configuration.arguments)))
@@ -157,29 +160,72 @@ public final class PreferenceStore: Sendable {
         return layers
     }
 
-    /// Called by a persistent domain when another store in this process changed a key.
-    func domainDidChange(_ source: PersistentDomain, key: String, value: PropertyListValue?) {
-        update(origin: .thisProcess) { state in
+    // MARK: Commits
+
+    /// Applies a change of one file's values to this store's layers of that file and queues
+    /// what reads now see differently; called by ``PersistentDomain/publish(_:origin:postsNotification:in:)``
+    /// under the domain's state lock.
+    ///
+    /// - Returns: whether the caller must run ``deliverQueued()`` once it holds no lock.
+    func applyLayerChange(
+        from source: PersistentDomain, _ delta: [(key: String, value: PropertyListValue?)],
+        origin: PreferenceChange.Origin, postsNotification: Bool
+    ) -> Bool {
+        commit(origin: origin, postsNotification: postsNotification) { state in
             var changes: [ResolvedValues.Change] = []
-            for index in state.layers.indices where state.layers[index].source === source {
-                // Usually the store that made the change: it has the value already.
-                guard state.layers[index].values[key] != value else { continue }
-                if let change = state.set(value, forKey: key, inLayer: index) { changes.append(change) }
+            for index in state.indices(of: source) {
+                changes += state.apply(delta, inLayer: index)
             }
             return changes
         }
     }
 
-    /// Called by a persistent domain when its values were re-read or written; `origin`
-    /// says whether the differences came from this process or from the file.
-    func domainDidReload(
-        _ source: PersistentDomain, values newValues: [String: PropertyListValue], origin: PreferenceChange.Origin
-    ) {
-        update(origin: origin) { state in
-            state.layers.indices.filter { state.layers[$0].source === source }.flatMap { index in
-                state.replaceValues(newValues, inLayer: index)
+    /// Replaces this store's layers of `source` with `values` (re-resolving only what
+    /// differs); called under the domain's state lock.
+    ///
+    /// - Returns: whether the caller must run ``deliverQueued()`` once it holds no lock.
+    func replaceLayerValues(
+        from source: PersistentDomain, with values: [String: PropertyListValue], origin: PreferenceChange.Origin
+    ) -> Bool {
+        commit(origin: origin, postsNotification: true) { state in
+            var changes: [ResolvedValues.Change] = []
+            for index in state.indices(of: source) {
+                changes += state.replaceValues(values, inLayer: index)
             }
+            return changes
         }
+    }
+
+    /// Runs `change` on the snapshot as one commit and queues its changes for delivery, in
+    /// commit order. `change` runs twice (see ``LeftRight``), so it must be deterministic.
+    ///
+    /// - Returns: whether the caller must run ``deliverQueued()`` once it holds no lock.
+    func commit(
+        origin: PreferenceChange.Origin, postsNotification: Bool,
+        _ change: (inout ResolvedValues) -> [ResolvedValues.Change]
+    ) -> Bool {
+        var mustDeliver = false
+        let wantsValues = observers.wantsCommits
+        snapshot.write(
+            { state in
+                let changes = change(&state)
+                state._checkInvariants()
+                return changes
+            },
+            afterPublish: { changes, published in
+                guard !changes.isEmpty else { return }
+                mustDeliver = delivery.enqueue(
+                    ChangeDelivery.Batch(
+                        changes: changes, origin: origin, postsNotification: postsNotification,
+                        values: wantsValues ? published.pointee.allValues : nil, commit: published.pointee.commit))
+            })
+        return mustDeliver
+    }
+
+    /// Commits `change` and delivers its changes before returning (unless another thread is
+    /// delivering this store's changes, which then delivers these after its own).
+    func update(origin: PreferenceChange.Origin, postsNotification: Bool = true, _ change: (inout ResolvedValues) -> [ResolvedValues.Change]) {
+        if commit(origin: origin, postsNotification: postsNotification, change) { deliverQueued() }
     }
 
     // MARK: Problems
@@ -189,7 +235,7 @@ public final class PreferenceStore: Sendable {
     /// Reads fall back to the other layers and to a file's last good values; the file's
     /// bytes are left untouched until this process writes the domain.
     public var fileProblems: [PreferencesError] {
-        values.read { $0.layers.compactMap(\.source) }.compactMap(\.problem)
+        snapshot.read { $0.layers.compactMap(\.source) }.compactMap(\.problem)
     }
 
     // MARK: Suites and extras

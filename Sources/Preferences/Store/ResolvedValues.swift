@@ -1,9 +1,13 @@
-/// A store's whole search list in memory and what it resolves to: the structure every
-/// read looks into, kept behind the store's lock.
+/// A store's whole search list in memory and what it resolves to: one snapshot, as readers
+/// see it between two commits.
 ///
-/// Layers are kept in precedence order; `resolved` holds, for every key any layer has,
-/// the winning value and its layer, so a read by name is one hash lookup. `slots` holds
-/// the same for typed keys by slot number, so a typed read is an array index.
+/// Layers are kept in precedence order; `resolved` holds, for every key any layer has, the
+/// winning value and its layer, so a read by name is one hash lookup. `slots` holds the same
+/// for typed keys by slot number, so a typed read is an array index.
+///
+/// The store keeps two of these (``LeftRight``) and runs every change on both, so every
+/// mutating method is deterministic: it depends only on the value and its arguments (the
+/// typed-key table too is passed in, never looked up inside).
 @usableFromInline
 struct ResolvedValues: Sendable {
     /// One layer of the search list.
@@ -19,10 +23,16 @@ struct ResolvedValues: Sendable {
     struct Resolution: Sendable, Equatable {
         @usableFromInline var value: PropertyListValue
         var layerIndex: Int
-        /// The key's `KeySlots` slot, or -1 if it had none when last looked up; kept so a
-        /// set need not look the name up again (`fillSlots` refreshes it for keys declared
-        /// later).
+        /// The key's `KeySlots` slot, or -1 if it had none when last resolved; kept so a
+        /// set need not look the name up again.
         var slot: Int = -1
+    }
+
+    /// A key whose winning value changed: what reads returned before and return now.
+    struct Change: Sendable, Equatable {
+        var key: String
+        var old: PropertyListValue?
+        var new: PropertyListValue?
     }
 
     private(set) var layers: [Layer]
@@ -33,39 +43,19 @@ struct ResolvedValues: Sendable {
     /// Resolved values of typed keys, indexed by `KeySlots` slot; may be shorter than the
     /// number of slots (keys declared later), which readers handle.
     @usableFromInline private(set) var slots: [PropertyListValue?] = []
-    /// Incremented by every change, so work done outside the lock can tell it is stale.
-    private(set) var generation: UInt64 = 0
+    /// The typed-key table `slots` was filled from.
+    private(set) var slotTable: [String: Int] = [:]
     /// About how large the app domain's file is (see `estimatedEncodedSize`), kept up to
     /// date on every change so size limits cost nothing to check.
     private(set) var appDomainSize = 0
-    /// Changes computed under the lock and not yet handed to observers, oldest first.
-    private var notifications: [(changes: [Change], origin: PreferenceChange.Origin)] = []
-    /// True while some thread is handing `notifications` out.
-    private var isNotifying = false
+    /// The number of commits applied: readers can tell two snapshots apart by it.
+    private(set) var commit: UInt64 = 0
 
-    /// Queues changes for observers in the critical section that made them; true if the
-    /// caller must hand the queue out (nobody else is), so observers see every key's
-    /// changes in the order they were made.
-    mutating func queueNotification(_ changes: [Change], origin: PreferenceChange.Origin) -> Bool {
-        guard !changes.isEmpty else { return false }
-        notifications.append((changes, origin))
-        if isNotifying { return false }
-        isNotifying = true
-        return true
-    }
-
-    /// The oldest queued notification, or nil (and the queue released) when none is left.
-    mutating func nextNotification() -> (changes: [Change], origin: PreferenceChange.Origin)? {
-        guard !notifications.isEmpty else {
-            isNotifying = false
-            return nil
-        }
-        return notifications.removeFirst()
-    }
-
-    init(layers: [Layer]) {
+    init(layers: [Layer], slotTable: [String: Int]) {
         self.layers = layers
+        self.slotTable = slotTable
         appIndex = index(of: .app)
+        measureAppDomain()
         resolveAll()
     }
 
@@ -74,16 +64,13 @@ struct ResolvedValues: Sendable {
         layers.firstIndex { $0.kind == kind && (source == nil || $0.source === source) }
     }
 
-    /// A key whose winning value changed: what reads returned before and return now.
-    struct Change: Sendable, Equatable {
-        var key: String
-        var old: PropertyListValue?
-        var new: PropertyListValue?
+    /// The indices of the layers backed by `source`.
+    func indices(of source: PersistentDomain) -> [Int] {
+        layers.indices.filter { layers[$0].source === source }
     }
 
     /// Replaces the layers wholesale (a suite added or removed) and re-resolves.
     /// - Returns: every key whose winning value changed.
-    @discardableResult
     mutating func setLayers(_ layers: [Layer]) -> [Change] {
         let before = resolved
         self.layers = layers
@@ -97,28 +84,31 @@ struct ResolvedValues: Sendable {
         for (key, new) in resolved where before[key] == nil {
             changes.append(Change(key: key, old: nil, new: new.value))
         }
+        return changes.sorted { $0.key < $1.key }
+    }
+
+    /// Sets or removes keys in one layer and re-resolves just those keys, in the order given.
+    /// - Returns: the changes of the keys' winning values (none for a key whose value stays
+    ///   the same or is hidden by a higher layer).
+    mutating func apply(_ delta: [(key: String, value: PropertyListValue?)], inLayer index: Int) -> [Change] {
+        var changes: [Change] = []
+        for (key, value) in delta {
+            if let change = set(value, forKey: key, inLayer: index) { changes.append(change) }
+        }
         return changes
     }
 
     /// Sets or removes one key in one layer and re-resolves just that key.
-    /// - Returns: the change of the key's winning value, or nil if reads see no difference
-    ///   (the same value, or a higher layer hides it).
+    /// - Returns: the change of the key's winning value, or nil if reads see no difference.
     @discardableResult
     mutating func set(_ value: PropertyListValue?, forKey key: String, inLayer index: Int) -> Change? {
         let previous = layers[index].values[key]
-        let size = layers[index].kind == .app
-            ? appDomainSize + Self.sizeChange(forKey: key, from: previous, to: value) : appDomainSize
-        return set(value, forKey: key, inLayer: index, appDomainSize: size)
-    }
-
-    /// `set(_:forKey:inLayer:)` for a caller that has already compared the key's previous
-    /// value and computed the app domain's size after the change (`set` does both on
-    /// every call, so it looks the key up once).
-    mutating func set(
-        _ value: PropertyListValue?, forKey key: String, inLayer index: Int, appDomainSize size: Int
-    ) -> Change? {
-        appDomainSize = size
+        guard previous != value else { return nil }
+        if layers[index].kind == .app {
+            appDomainSize += Self.sizeChange(forKey: key, from: previous, to: value)
+        }
         layers[index].values[key] = value
+        commit &+= 1
         let (old, new) = resolve(key)
         return old?.value == new?.value ? nil : Change(key: key, old: old?.value, new: new?.value)
     }
@@ -135,11 +125,14 @@ struct ResolvedValues: Sendable {
     }
 
     private mutating func measureAppDomain() {
-        guard let index = appIndex else { return }
+        guard let index = appIndex else {
+            appDomainSize = 0
+            return
+        }
         appDomainSize = layers[index].values.reduce(0) { $0 + PropertyListValue.estimatedEntrySize(key: $1.key, value: $1.value) }
     }
 
-    /// What `set(_:forKey:inLayer:)` would change, without changing anything.
+    /// What setting `key` to `value` in layer `index` would change, without changing anything.
     func previewSet(_ value: PropertyListValue?, forKey key: String, inLayer index: Int) -> Change? {
         var winner: PropertyListValue? = nil
         for position in layers.indices {
@@ -154,27 +147,18 @@ struct ResolvedValues: Sendable {
     }
 
     /// Replaces every value of one layer, re-resolving only the keys that differ.
-    /// - Returns: every key whose winning value changed.
-    @discardableResult
+    /// - Returns: every key whose winning value changed, sorted by key.
     mutating func replaceValues(_ values: [String: PropertyListValue], inLayer index: Int) -> [Change] {
         let previous = layers[index].values
-        layers[index].values = values
-        if layers[index].kind == .app { measureAppDomain() }
-        generation &+= 1
-        var changes: [Change] = []
-        func reconsider(_ key: String) {
-            let (old, new) = resolve(key)
-            if old?.value != new?.value { changes.append(Change(key: key, old: old?.value, new: new?.value)) }
-        }
-        for (key, value) in values where previous[key] != value { reconsider(key) }
-        for key in previous.keys where values[key] == nil { reconsider(key) }
-        return changes
+        var delta: [(key: String, value: PropertyListValue?)] = []
+        for (key, value) in values where previous[key] != value { delta.append((key, value)) }
+        for key in previous.keys where values[key] == nil { delta.append((key, nil)) }
+        delta.sort { $0.key < $1.key }
+        return apply(delta, inLayer: index)
     }
 
     /// Re-resolves one key from the layers, first hit wins.
-    @discardableResult
-    mutating func resolve(_ key: String) -> (old: Resolution?, new: Resolution?) {
-        generation &+= 1
+    private mutating func resolve(_ key: String) -> (old: Resolution?, new: Resolution?) {
         var winner: (value: PropertyListValue, layerIndex: Int)? = nil
         // By index: iterating the layers would copy each one (and retain its dictionary).
         for index in layers.indices where !layers[index].values.isEmpty {
@@ -198,7 +182,7 @@ struct ResolvedValues: Sendable {
         } else {
             old = nil
             if let winner {
-                new = Resolution(value: winner.value, layerIndex: winner.layerIndex, slot: KeySlots.existingSlot(for: key) ?? -1)
+                new = Resolution(value: winner.value, layerIndex: winner.layerIndex, slot: slotTable[key] ?? -1)
                 resolved[key] = new
             }
         }
@@ -210,7 +194,7 @@ struct ResolvedValues: Sendable {
     }
 
     /// Rebuilds `resolved` and `slots` from every layer.
-    mutating func resolveAll() {
+    private mutating func resolveAll() {
         var merged: [String: Resolution] = [:]
         // Lowest precedence first, so higher layers overwrite.
         for (index, layer) in layers.enumerated().reversed() {
@@ -219,16 +203,16 @@ struct ResolvedValues: Sendable {
             }
         }
         resolved = merged
-        fillSlots(count: slots.count)
-        generation &+= 1
+        commit &+= 1
+        fillSlots(slotTable)
     }
 
-    /// Grows `slots` to cover every declared typed key (keys declared after the store was
-    /// made), filling them from `resolved`.
-    mutating func fillSlots(count: Int? = nil) {
-        let names = KeySlots.names
-        var filled = [PropertyListValue?](repeating: nil, count: max(count ?? names.count, names.count))
-        for (slot, name) in names.enumerated() {
+    /// Refills `slots` for every typed key in `table` (the process's `KeySlots` table, taken
+    /// once by the caller: keys declared after the store was made).
+    mutating func fillSlots(_ table: [String: Int]) {
+        slotTable = table
+        var filled = [PropertyListValue?](repeating: nil, count: table.count)
+        for (name, slot) in table {
             guard let position = resolved.index(forKey: name) else { continue }
             resolved.values[position].slot = slot
             filled[slot] = resolved.values[position].value
@@ -247,16 +231,15 @@ struct ResolvedValues: Sendable {
     }
 }
 
-/// The reads of a store's values through `ReadMostly.read`, which hands out a pointer.
+/// The reads of a store's values through `LeftRight.read`, which hands out a pointer.
 ///
 /// Every retain on a read is an atomic write to a cache line all readers share. A method
 /// on `pointee` copies the whole structure (four retains), so these project the field
 /// they need. `pointee.resolved[key]` still retains the dictionary's storage once (the
 /// compiler cannot rule out that the hashing it calls frees it), which is what bounds two
-/// threads reading by name (~150 ns a read against ~48 alone). An in-out or `mutating`
-/// access borrows instead (46 ns with two threads, measured), but the thread sanitizer
-/// counts either as a write, so concurrent readers would be reported as a race. Typed keys
-/// read `pointee.slots[slot]`, which borrows: they scale.
+/// threads reading by name. An in-out or `mutating` access borrows instead, but the thread
+/// sanitizer counts either as a write, so concurrent readers would be reported as a race.
+/// Typed keys read `pointee.slots[slot]`, which borrows: they scale.
 extension UnsafePointer where Pointee == ResolvedValues {
     /// The winning value for `key`.
     @usableFromInline @inline(__always)

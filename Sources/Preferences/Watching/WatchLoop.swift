@@ -52,7 +52,7 @@ final class WatchLoop: Sendable {
     static let eventBufferSize = 64 * 1024
 
     /// The table, the descriptors and the thread's bookkeeping, shared by every thread.
-    private let state = ThreadLock(State())
+    private let state = ThreadLock(State(), rank: .watcher)
 
     /// Creates an idle loop; the thread and descriptors come with the first registration.
     init() {}

@@ -1,0 +1,145 @@
+import Logging
+
+/// How a domain reacts to the watcher: re-reads its file when the file is no longer the
+/// version this process last read or wrote, and publishes what changed.
+///
+/// Its own writes are recognised by identity (``DomainContents/isSettled``) and not read
+/// again. Reads are serialised with writes by the domain's file lock, so a read racing a
+/// write never installs stale values; the watcher thread never waits for that lock (a write
+/// may be waiting for another process's lock file): it leaves a request that whoever holds
+/// the lock honours after releasing it.
+struct DomainRefresher {
+    /// The domain whose file this re-reads.
+    let domain: PersistentDomain
+
+    /// Watches the file's directory, once: another process's write, a hand edit or a deletion
+    /// then reaches every store within milliseconds, with no call.
+    func startWatching() {
+        let needsWatch = domain.state.withLock { $0.watch == nil }
+        guard needsWatch else { return }
+        let registration = DirectoryWatcher.shared.watch(directory: domain.file.directory, fileName: domain.file.fileName) {
+            [weak domain] in domain?.refresher.refreshFromDisk()
+        }
+        let redundant = domain.state.withLock { state -> DirectoryWatcher.Registration? in
+            if state.watch == nil {
+                state.watch = registration
+                return nil
+            }
+            return registration
+        }
+        redundant?.cancel()
+    }
+
+    /// Called by the watcher: re-reads the file if it is not the one this process last read
+    /// or wrote.
+    func refreshFromDisk() {
+        domain.state.withLock { $0.needsRefresh = true }
+        refreshIfRequested()
+    }
+
+    /// Honours refresh requests until none is left or another thread holds the file lock.
+    ///
+    /// The request is set before the lock is tried, and every holder calls this after
+    /// releasing it, so a request that found the lock taken is always seen by its holder.
+    func refreshIfRequested() {
+        while domain.state.withLock({ $0.needsRefresh }) {
+            let outcome = domain.fileAccess.withLockIfAvailable { _ -> ReloadOutcome? in
+                domain.state.withLock { $0.needsRefresh = false }
+                return isCurrent() ? nil : reloadWhileLocked()
+            }
+            // Taken: its holder refreshes after releasing it.
+            guard let outcome else { return }
+            if let outcome { outcome.finish(logger: domain.logger) }
+        }
+    }
+
+    /// Re-reads the file and publishes what differs; what differs came from outside this
+    /// process.
+    func reload() {
+        let outcome = domain.fileAccess.withLock { _ in reloadWhileLocked() }
+        outcome.finish(logger: domain.logger)
+        refreshIfRequested()
+    }
+
+    /// What a re-read leaves to do once the file lock is released.
+    struct ReloadOutcome {
+        /// Why the file could not be used, to log.
+        var failure: PreferencesError?
+        /// The stores whose queued changes must be delivered.
+        var stores: [PreferenceStore]
+
+        /// Logs the failure and delivers the changes, with no lock held.
+        func finish(logger: Logger) {
+            if let failure {
+                PreferencesLogger.report(failure, event: .unreadable, to: logger)
+            }
+            for store in stores { store.deliverQueued() }
+        }
+    }
+
+    /// Whether the file on disk is still the version this process last read or wrote; the
+    /// caller holds the file lock.
+    private func isCurrent() -> Bool {
+        let (isLoaded, known, knownFailure) = domain.state.withLock { ($0.isLoaded, $0.known, $0.knownFailure) }
+        guard isLoaded else { return false }
+        if let known {
+            guard let confirmed = domain.file.stillHolds(known, policy: domain.policy) else { return false }
+            // Only holders of the file lock change `known`, and the caller is one.
+            domain.state.withLock { $0.known = confirmed }
+            return true
+        }
+        return domain.file.identity() == knownFailure
+    }
+
+    /// Reads the file and publishes what changed; the caller holds the file lock.
+    private func reloadWhileLocked() -> ReloadOutcome {
+        let file = domain.file
+        let identityBefore = file.identity()
+        let outcome: Result<DomainContents?, PreferencesError>
+        do throws(PreferencesError) {
+            outcome = .success(try file.read(policy: domain.policy))
+        } catch {
+            outcome = .failure(error)
+        }
+        // Remember a failed file only if it did not change while it was read and had not
+        // changed within a clock tick before: a file being written in place reads as
+        // damaged until the writer is done, and its finished version (which may have the
+        // same identity) must not be mistaken for the damaged one.
+        var failedIdentity: FileIdentity? = nil
+        if case .failure = outcome, let identityBefore, file.identity() == identityBefore,
+            identityBefore.isSettled(at: SystemCalls.wallClockNanoseconds())
+        {
+            failedIdentity = identityBefore
+        }
+        switch outcome {
+        case .success(let contents):
+            let newDisk = contents?.values ?? [:]
+            // Only holders of the file lock change `disk`, so it can be compared outside the
+            // state lock: a large domain's comparison holds up no set.
+            let oldDisk = domain.state.withLock { $0.disk }
+            let changed = DomainState.changedKeys(from: oldDisk, to: newDisk)
+            let stores = domain.state.withLock { state -> [PreferenceStore] in
+                state.isLoaded = true
+                state.disk = newDisk
+                state.known = contents
+                state.knownFailure = nil
+                state.problem = nil
+                let visible = state.visibleChanges(of: changed, in: newDisk)
+                return domain.publish(visible, origin: .anotherProcess, postsNotification: true, in: &state)
+            }
+            return ReloadOutcome(failure: nil, stores: stores)
+        case .failure(let error):
+            domain.state.withLock { state in
+                // Keep the last good values: a damaged file must not wipe settings. A file
+                // refused for its contents or its ownership is remembered by identity, so it
+                // is not parsed again until it changes; after an I/O error the next event
+                // tries again.
+                state.isLoaded = true
+                state.known = nil
+                state.knownFailure = error.code == .io ? nil : failedIdentity
+                state.problem = error
+            }
+            return ReloadOutcome(failure: error, stores: [])
+        }
+    }
+}

@@ -1,0 +1,83 @@
+/// What this process knows of one domain file: its values as last read or written, the
+/// changes this process has made and not yet written, and who uses it. Pure data, kept under
+/// the domain's state lock (``PersistentDomain``).
+struct DomainState {
+    /// Whether the file has been read (or written) once.
+    var isLoaded = false
+    /// The file's values as last read or written.
+    var disk: [String: PropertyListValue] = [:]
+    /// The version of the file `disk` came from, while the file still is that version as far
+    /// as this process knows; nil if there is no file or it could not be read.
+    var known: DomainContents?
+    /// The identity of a file that could not be used for its contents or ownership, so it is
+    /// not read again until it changes.
+    var knownFailure: FileIdentity?
+    /// Why the file could not be read or written last time, if it could not.
+    var problem: PreferencesError?
+    /// Replace the whole file with this before applying `pending` (setPersistentDomain).
+    var replacement: [String: PropertyListValue]?
+    /// This process's unwritten changes; nil removes the key.
+    var pending: [String: PropertyListValue?] = [:]
+    /// The stores whose search lists include this file.
+    var subscribers: [ObjectIdentifier: WeakStore] = [:]
+    /// Keeps the directory watch on this file alive.
+    var watch: DirectoryWatcher.Registration?
+    /// The watcher saw a change; honoured by whoever holds the file lock next, or after
+    /// releasing it (``DomainRefresher/refreshIfRequested()``).
+    var needsRefresh = false
+
+    /// A store, held weakly: a store unsubscribes when it goes, and must not be kept alive
+    /// by the files it reads.
+    struct WeakStore {
+        weak var store: PreferenceStore?
+    }
+
+    /// Whether this process has changes not yet on disk.
+    var hasPendingChanges: Bool { replacement != nil || !pending.isEmpty }
+
+    /// What stores see of this file: its values with this process's pending changes on top.
+    var overlay: [String: PropertyListValue] {
+        var values = replacement ?? disk
+        for (key, value) in pending {
+            values[key] = value
+        }
+        return values
+    }
+
+    /// The value stores see for one key.
+    func overlayValue(forKey key: String) -> PropertyListValue? {
+        if let pendingValue = pending[key] { return pendingValue }
+        return (replacement ?? disk)[key]
+    }
+
+    /// The stores still alive.
+    var liveSubscribers: [PreferenceStore] {
+        subscribers.values.compactMap(\.store)
+    }
+
+    /// What stores must be told when the file's values change from `disk` to `newDisk`:
+    /// each key whose disk value changed and which neither a pending change nor a
+    /// replacement hides, with its new value, sorted by key.
+    ///
+    /// `changedKeys` are the keys whose disk values differ (computed by the caller outside
+    /// the lock, where it may take time); this only filters them.
+    func visibleChanges(
+        of changedKeys: [String], in newDisk: [String: PropertyListValue]
+    ) -> [(key: String, value: PropertyListValue?)] {
+        guard replacement == nil else { return [] }
+        return changedKeys.filter { pending[$0] == nil }.map { ($0, newDisk[$0]) }
+    }
+
+    /// The keys whose values differ between two versions of a file, sorted.
+    static func changedKeys(from old: [String: PropertyListValue], to new: [String: PropertyListValue]) -> [String] {
+        var keys: [String] = []
+        for (key, value) in new where old[key] != value { keys.append(key) }
+        for key in old.keys where new[key] == nil { keys.append(key) }
+        return keys.sorted()
+    }
+
+    /// The changes between two overlays, as (key, new value) pairs sorted by key.
+    static func delta(from old: [String: PropertyListValue], to new: [String: PropertyListValue]) -> [(key: String, value: PropertyListValue?)] {
+        changedKeys(from: old, to: new).map { ($0, new[$0]) }
+    }
+}

@@ -1,0 +1,143 @@
+import Logging
+
+/// Writes one domain's pending changes: takes the file's lock, re-reads it unless it is
+/// still the version this process knows, applies only this process's changes (so another
+/// process's keys are never lost or resurrected), writes atomically, and publishes to the
+/// stores only what the file held that they did not know.
+///
+/// A write that starts from the version this process last read or wrote hands nothing back:
+/// the stores already hold every value it wrote, each resolved once when it was set.
+struct DomainWriter {
+    /// The domain whose file this writes.
+    let domain: PersistentDomain
+
+    /// Writes this process's pending changes now.
+    ///
+    /// - Parameter durably: Return only once the rename (this one, or an earlier flush's
+    ///   with nothing left to write now) is synced to disk: a crash after the return
+    ///   loses nothing. A background flush passes false and lets ``DirectorySync`` finish.
+    func flush(durably: Bool) throws(PreferencesError) {
+        guard domain.hasPendingChanges else {
+            if durably { try DirectorySync.shared.waitForRequestedSyncs(of: domain.file.directory) }
+            return
+        }
+        _ = try write(onlyIfPending: true, durably: durably, hasBody: false) { (_: inout [String: PropertyListValue]) throws(PreferencesError) in }
+    }
+
+    /// Flushes, and runs `body` on the file's values under the same lock: the atomic
+    /// read-modify-write. `body` sees the file's current values with this process's
+    /// pending changes applied; what it changes reaches the stores after the write, as a
+    /// change read from the file.
+    func modify<Result: Sendable>(
+        changing changedKeys: [String] = [],
+        _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
+    ) throws(PreferencesError) -> Result {
+        // Never nil: the write is unconditional.
+        try write(changing: changedKeys, onlyIfPending: false, durably: true, hasBody: true, body)!
+    }
+
+    /// The locked read-modify-write behind ``flush(durably:)`` and ``modify(changing:_:)``.
+    ///
+    /// - Parameter hasBody: `body` may change values beyond the pending changes (a modify).
+    /// - Parameter onlyIfPending: Do nothing, and return nil, if no change is pending once
+    ///   the lock is held (another flush wrote them meanwhile). A flush with nothing to
+    ///   write must not touch the file, least of all replace one that reads as damaged,
+    ///   which may be another program's in-place rewrite caught halfway.
+    private func write<Result: Sendable>(
+        changing changedKeys: [String] = [],
+        onlyIfPending: Bool,
+        durably: Bool,
+        hasBody: Bool,
+        _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
+    ) throws(PreferencesError) -> Result? {
+        let file = domain.file
+        guard domain.isWritable else {
+            throw PreferencesError(.readOnly, path: file.path, "this layer is read-only")
+        }
+        // A refresh requested while this holds the lock is honoured afterwards, on every path.
+        defer { domain.refresher.refreshIfRequested() }
+        // The lock timeout counts from now, not from when another thread's flush (perhaps
+        // itself waiting out the timeout on a stopped holder) lets go of the file lock: a
+        // flush gives up after the configured bound, not twice it.
+        let lockDeadline = ContinuousClock.now.advanced(by: domain.policy.lockTimeout)
+        let written = try domain.fileAccess.withLock { _ throws(PreferencesError) -> (Result?, [PreferenceStore])? in
+            let (batch, replacement, disk, known) = domain.state.withLock { state in
+                (state.pending, state.replacement, state.disk, state.problem == nil ? state.known : nil)
+            }
+            let hasChanges = !batch.isEmpty || replacement != nil
+            if onlyIfPending && !hasChanges { return nil }
+            var result: Result?
+            let outcome: (result: Void, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool)
+            do throws(PreferencesError) {
+                outcome = try file.merge(
+                    policy: domain.policy, recovering: disk, known: known, lockDeadline: lockDeadline
+                ) { values throws(PreferencesError) in
+                    if let replacement { values = replacement }
+                    for (key, value) in batch { values[key] = value }
+                    result = try body(&values)
+                }
+            } catch {
+                domain.state.withLock { $0.problem = error }
+                if hasChanges { PreferencesLogger.report(error, event: .writeFailed, to: domain.logger) }
+                throw error
+            }
+            if outcome.changedDirectory { DirectorySync.shared.requestSync(of: file.directory, logger: domain.logger) }
+            if outcome.changedDirectory {
+                var keys = Set(batch.keys).union(replacement?.keys ?? [:].keys)
+                keys.formUnion(changedKeys)
+                logWrite(keys: keys.sorted(), bytes: outcome.contents?.byteCount ?? 0)
+            }
+            let newDisk = outcome.contents?.values ?? [:]
+            // What the stores do not know yet: nothing, when the write started from the
+            // version this process knew and only applied its own pending changes. Otherwise
+            // (another process wrote meanwhile, or `body` changed values) the keys whose disk
+            // values differ, compared here, outside the state lock; only holders of the file
+            // lock change `disk`.
+            let changed = outcome.startedFromKnown && !hasBody ? [] : DomainState.changedKeys(from: disk, to: newDisk)
+            let stores = domain.state.withLock { state -> [PreferenceStore] in
+                state.isLoaded = true
+                state.problem = nil
+                state.disk = newDisk
+                state.known = outcome.contents
+                state.knownFailure = nil
+                if let written = replacement, state.replacement == written { state.replacement = nil }
+                // Drop only the changes that were written; a set made during the write
+                // changed the value and stays pending for the next flush.
+                for (key, value) in batch where state.pending[key] == value {
+                    state.pending[key] = nil
+                }
+                let visible = state.visibleChanges(of: changed, in: newDisk)
+                return domain.publish(visible, origin: .anotherProcess, postsNotification: true, in: &state)
+            }
+            return (result, stores)
+        }
+        // A first write may have created the directory: have it watched at once, so even
+        // its removal a moment later is seen. Also when this flush found nothing left to
+        // write: the flush that wrote it may not have got this far yet.
+        DirectoryWatcher.shared.directoryMayHaveAppeared(file.directory)
+        guard let (result, stores) = written else {
+            if durably { try DirectorySync.shared.waitForRequestedSyncs(of: file.directory) }
+            return nil
+        }
+        // Outside the file lock: a store's observers may set or flush again.
+        for store in stores { store.deliverQueued() }
+        // Last, with no lock held: the next writer need not wait for this sync.
+        if durably { try DirectorySync.shared.waitForRequestedSyncs(of: file.directory) }
+        return result
+    }
+
+    /// Logs one entry for a write: the domain, the keys this process changed, the size.
+    private func logWrite(keys: [String], bytes: Int) {
+        let file = domain.file
+        let name = file.fileName.hasSuffix(".plist") ? String(file.fileName.dropLast(6)) : file.fileName
+        domain.logger.info(
+            "wrote \(name): \(keys.count) key\(keys.count == 1 ? "" : "s") changed, \(bytes) bytes",
+            metadata: [
+                "MESSAGE_ID": .string(PreferencesLogEvent.wrote.messageID),
+                "PREFERENCES_DOMAIN": .string(name),
+                "PREFERENCES_KEYS": .array(keys.map { .string($0) }),
+                "PREFERENCES_BYTES": .string(String(bytes)),
+                "PREFERENCES_PATH": .string(file.path),
+            ])
+    }
+}
