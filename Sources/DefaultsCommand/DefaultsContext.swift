@@ -8,8 +8,8 @@ import Logging
 public import Preferences
 public import PropertyList
 
-/// What every `defaults` verb shares: the store it works through, how domain words become
-/// locations, and how library errors become one-line messages.
+/// What every `defaults` verb shares: the files and stores it works through, how domain
+/// words become locations, and how library errors become one-line messages.
 ///
 /// Files are found exactly as the library finds them (`PREFERENCES_HOME`,
 /// `XDG_CONFIG_HOME`, `HOME`, `PREFERENCES_SYSTEM_DIR`), so pointing those at a directory
@@ -39,10 +39,15 @@ public struct DefaultsContext: Sendable {
         return Logger(label: "defaults") { _ in SwiftLogNoOpLogHandler() }
     }()
 
+    /// What stores and files are made with: this run's environment, no launch arguments
+    /// (the tool's own are not preferences), the tool's logger.
+    private var configuration: PreferenceStore.Configuration {
+        PreferenceStore.Configuration(environment: environment, arguments: [], logger: Self.logger)
+    }
+
     /// A store for `domain` (a name, or the global domain), with no launch arguments and
     /// `suites` added: what a program of that domain would see.
     public func store(for domain: String, suites: [String] = []) throws(DefaultsFailure) -> PreferenceStore {
-        let configuration = PreferenceStore.Configuration(environment: environment, arguments: [], logger: Self.logger)
         let store: PreferenceStore
         do throws(PreferencesError) {
             store = try PreferenceStore(domain: domain, configuration: configuration)
@@ -58,9 +63,9 @@ public struct DefaultsContext: Sendable {
         return store
     }
 
-    /// The store the persistent-domain verbs work through; its own domain is never written.
-    public func anyStore() throws(DefaultsFailure) -> PreferenceStore {
-        try store(for: PreferenceStore.globalDomain)
+    /// The domain files the persistent-domain verbs read and write, by location.
+    public func files() -> PreferenceFiles {
+        PreferenceFiles(configuration: configuration)
     }
 
     /// The location a domain word names: `-g`, `-globalDomain` and `NSGlobalDomain` the
@@ -94,9 +99,9 @@ public struct DefaultsContext: Sendable {
     }
 
     /// A domain's values, nil if it has none; an unusable file is a failure naming it.
-    public func values(at location: PersistentDomainLocation, in store: PreferenceStore) throws(DefaultsFailure) -> [String: PropertyListValue]? {
+    public func values(at location: PersistentDomainLocation, in files: PreferenceFiles) throws(DefaultsFailure) -> [String: PropertyListValue]? {
         do throws(PreferencesError) {
-            return try store.persistentDomainValues(at: location)
+            return try files.persistentDomainValues(at: location)
         } catch {
             throw Self.failure(error, domain: location.description)
         }

@@ -13,13 +13,13 @@ struct Delete: ParsableCommand {
     func run() throws {
         let context = DefaultsContext(currentHost: host.currentHost)
         let location = try context.location(domain)
-        let store = try context.anyStore()
+        let files = context.files()
         guard let key else {
-            guard try context.values(at: location, in: store) != nil else {
+            guard try context.values(at: location, in: files) != nil else {
                 throw DefaultsFailure("Domain (\(location)) not found.\nDefaults have not been changed.")
             }
             do throws(PreferencesError) {
-                try store.replacePersistentDomain([:], at: location)
+                try files.replacePersistentDomain([:], at: location)
             } catch {
                 throw DefaultsContext.failure(error, domain: location.description)
             }
@@ -27,7 +27,7 @@ struct Delete: ParsableCommand {
         }
         let existed: Bool
         do throws(PreferencesError) {
-            existed = try store.modifyPersistentDomain(at: location, changing: [key]) { values in
+            existed = try files.modifyPersistentDomain(at: location, changing: [key]) { values in
                 values.removeValue(forKey: key) != nil
             }
         } catch {

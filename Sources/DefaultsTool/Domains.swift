@@ -9,6 +9,6 @@ struct Domains: ParsableCommand {
 
     func run() throws {
         let context = DefaultsContext(currentHost: host.currentHost)
-        Output.line(try context.anyStore().persistentDomainNames(currentHost: host.currentHost).joined(separator: ", "))
+        Output.line(context.files().persistentDomainNames(currentHost: host.currentHost).joined(separator: ", "))
     }
 }

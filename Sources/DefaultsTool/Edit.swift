@@ -18,8 +18,8 @@ struct Edit: ParsableCommand {
     func run() throws {
         let context = DefaultsContext(currentHost: host.currentHost)
         let location = try context.location(domain)
-        let store = try context.anyStore()
-        let original = try context.values(at: location, in: store) ?? [:]
+        let files = context.files()
+        let original = try context.values(at: location, in: files) ?? [:]
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("defaults-edit-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -63,7 +63,7 @@ struct Edit: ParsableCommand {
             return
         }
         do throws(PreferencesError) {
-            try store.setValues(changes, at: location)
+            try files.setValues(changes, at: location)
         } catch {
             throw DefaultsContext.failure(error, domain: location.description)
         }

@@ -19,7 +19,7 @@ struct Export: ParsableCommand {
     func run() throws {
         let context = DefaultsContext(currentHost: host.currentHost)
         let location = try context.location(domain)
-        guard let values = try context.values(at: location, in: context.anyStore()) else {
+        guard let values = try context.values(at: location, in: context.files()) else {
             throw DefaultsFailure.missingDomain(location.description)
         }
         let chosen = json ? .json : format ?? (path == "-" ? .xml : .binary)

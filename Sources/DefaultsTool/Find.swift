@@ -13,12 +13,12 @@ struct Find: ParsableCommand {
 
     func run() throws {
         let context = DefaultsContext(currentHost: host.currentHost)
-        let store = try context.anyStore()
+        let files = context.files()
         var found = false
-        for name in store.persistentDomainNames(currentHost: host.currentHost) + [PreferenceStore.globalDomain] {
+        for name in files.persistentDomainNames(currentHost: host.currentHost) + [PreferenceStore.globalDomain] {
             let values: [String: PropertyListValue]?
             do {
-                values = try context.values(at: context.location(name), in: store)
+                values = try context.values(at: context.location(name), in: files)
             } catch {
                 // One unusable domain must not hide matches in the others.
                 Output.error("\(error)")

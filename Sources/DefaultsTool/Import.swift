@@ -27,9 +27,9 @@ struct Import: ParsableCommand {
         guard case .dictionary(let values) = try PropertyListText.document(bytes, source: source) else {
             throw DefaultsFailure("\(source) does not hold a dictionary, so it cannot be a domain; nothing was changed")
         }
-        let store = try context.anyStore()
+        let files = context.files()
         do throws(PreferencesError) {
-            try store.replacePersistentDomain(values, at: location)
+            try files.replacePersistentDomain(values, at: location)
         } catch {
             throw DefaultsContext.failure(error, domain: location.description)
         }

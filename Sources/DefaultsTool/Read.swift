@@ -17,12 +17,12 @@ struct Read: ParsableCommand {
 
     func run() throws {
         let context = DefaultsContext(currentHost: host.currentHost)
-        let store = try context.anyStore()
+        let files = context.files()
         guard let domain else {
             var all: [String: PropertyListValue] = [:]
-            for name in store.persistentDomainNames(currentHost: host.currentHost) + [PreferenceStore.globalDomain] {
+            for name in files.persistentDomainNames(currentHost: host.currentHost) + [PreferenceStore.globalDomain] {
                 do {
-                    if let values = try context.values(at: context.location(name), in: store) { all[name] = .dictionary(values) }
+                    if let values = try context.values(at: context.location(name), in: files) { all[name] = .dictionary(values) }
                 } catch {
                     // One unusable domain must not hide all the others.
                     Output.error("\(error)")
@@ -32,7 +32,7 @@ struct Read: ParsableCommand {
             return
         }
         let location = try context.location(domain)
-        let values = try context.values(at: location, in: store)
+        let values = try context.values(at: location, in: files)
         guard let key else {
             guard let values else { throw DefaultsFailure.missingDomain(location.description) }
             emit(.dictionary(values), bare: false)

@@ -15,7 +15,7 @@ struct ReadType: ParsableCommand {
     func run() throws {
         let context = DefaultsContext(currentHost: host.currentHost)
         let location = try context.location(domain)
-        guard let value = try context.values(at: location, in: context.anyStore())?[key] else {
+        guard let value = try context.values(at: location, in: context.files())?[key] else {
             throw DefaultsFailure.missingKey(domain: location.description, key: key)
         }
         Output.line("Type is \(value.typeName)")

@@ -14,11 +14,11 @@ struct Rename: ParsableCommand {
     func run() throws {
         let context = DefaultsContext(currentHost: host.currentHost)
         let location = try context.location(domain)
-        let store = try context.anyStore()
+        let files = context.files()
         let (old, new) = (self.old, self.new)
         let found: Bool
         do throws(PreferencesError) {
-            found = try store.modifyPersistentDomain(at: location, changing: [old, new]) { values -> Bool in
+            found = try files.modifyPersistentDomain(at: location, changing: [old, new]) { values -> Bool in
                 guard let value = values.removeValue(forKey: old) else { return false }
                 values[new] = value
                 return true

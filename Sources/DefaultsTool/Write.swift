@@ -36,9 +36,9 @@ struct Write: ParsableCommand {
         let context = DefaultsContext(currentHost: currentHost)
         let domain = words[0] == "-g" || words[0] == "-globalDomain" ? PreferenceStore.globalDomain : words[0]
         let location = try context.location(domain)
-        let store = try context.anyStore()
+        let files = context.files()
         if words.count == 2 {
-            try replace(location, with: words[1], store: store)
+            try replace(location, with: words[1], in: files)
             return
         }
         let key = words[1]
@@ -47,10 +47,10 @@ struct Write: ParsableCommand {
         do throws(PreferencesError) {
             switch request {
             case .set(let value):
-                try store.setValues([key: value], at: location)
+                try files.setValues([key: value], at: location)
                 problem = nil
             case .arrayAdd(let elements):
-                problem = try store.modifyPersistentDomain(at: location, changing: [key]) { values -> String? in
+                problem = try files.modifyPersistentDomain(at: location, changing: [key]) { values -> String? in
                     switch values[key] {
                     case nil: values[key] = .array(elements)
                     case .array(let existing)?: values[key] = .array(existing + elements)
@@ -59,7 +59,7 @@ struct Write: ParsableCommand {
                     return nil
                 }
             case .dictAdd(let entries):
-                problem = try store.modifyPersistentDomain(at: location, changing: [key]) { values -> String? in
+                problem = try files.modifyPersistentDomain(at: location, changing: [key]) { values -> String? in
                     switch values[key] {
                     case nil: values[key] = .dictionary(entries)
                     case .dictionary(let existing)?: values[key] = .dictionary(existing.merging(entries) { _, new in new })
@@ -75,7 +75,7 @@ struct Write: ParsableCommand {
     }
 
     /// `defaults write domain 'plist'`: the text must be a dictionary; it becomes the domain.
-    private func replace(_ location: PersistentDomainLocation, with text: String, store: PreferenceStore) throws {
+    private func replace(_ location: PersistentDomainLocation, with text: String, in files: PreferenceFiles) throws {
         let trimmed = text.drop(while: \.isWhitespace)
         guard trimmed.first == "{" || trimmed.first == "<" else {
             throw DefaultsFailure("write needs a value after the key \(text.debugDescription), or a dictionary such as '{ key = value; }' to replace the domain", usage: WriteRequest.usage)
@@ -84,7 +84,7 @@ struct Write: ParsableCommand {
             throw DefaultsFailure("the property list given for \(location) is not a dictionary; only a dictionary can replace a domain", usage: WriteRequest.usage)
         }
         do throws(PreferencesError) {
-            try store.replacePersistentDomain(values, at: location)
+            try files.replacePersistentDomain(values, at: location)
         } catch {
             throw DefaultsContext.failure(error, domain: location.description)
         }

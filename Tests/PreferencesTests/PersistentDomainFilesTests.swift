@@ -3,8 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The by-location API the `defaults` tool writes through: same lock, merge and
-/// notifications as a store's own writes, and unusable files refused untouched.
+/// The by-location API the `defaults` tool writes through (`PreferenceFiles`): same lock,
+/// merge and notifications as a store's own writes, and unusable files refused untouched.
 @Suite("Persistent domains by location")
 struct PersistentDomainFilesTests {
     @Test("locations: names are validated, NSGlobalDomain is the global domain, paths get .plist")
@@ -16,9 +16,9 @@ struct PersistentDomainFilesTests {
         #expect(try PersistentDomainLocation.file(atPath: "/tmp/a.plist").isFile)
         #expect(throws: PreferencesError.self) { try PersistentDomainLocation.file(atPath: "/tmp/dir/") }
         let fixture = try StoreFixture()
-        let store = try fixture.store()
-        #expect(store.filePath(of: .global()) == "\(fixture.userDirectory)/.GlobalPreferences.plist")
-        #expect(store.filePath(of: try .named("com.example.x", currentHost: true)) == fixture.userFile("com.example.x", byHost: true))
+        let files = PreferenceFiles(configuration: fixture.configuration)
+        #expect(files.filePath(of: .global()) == "\(fixture.userDirectory)/.GlobalPreferences.plist")
+        #expect(files.filePath(of: try .named("com.example.x", currentHost: true)) == fixture.userFile("com.example.x", byHost: true))
     }
 
     @Test("setValues merges with the file and notifies this process's stores of the domain")
@@ -28,7 +28,7 @@ struct PersistentDomainFilesTests {
         let observing = try fixture.store("com.example.tool")
         let seen = Mutex<[PreferenceChange]>([])
         let observation = observing.observe("k") { change in seen.withLock { $0.append(change) } }
-        let tool = try fixture.store("com.example.other")
+        let tool = PreferenceFiles(configuration: fixture.configuration)
         let changes: [String: PropertyListValue?] = ["k": 5, "other": nil]
         try tool.setValues(changes, at: .named("com.example.tool"))
         #expect(try fixture.onDisk(fixture.userFile("com.example.tool")) == ["k": 5])
@@ -43,7 +43,8 @@ struct PersistentDomainFilesTests {
         try fixture.plant(["k": 1], at: fixture.userFile("com.example.locked"))
         var configuration = fixture.configuration
         configuration.lockTimeout = .milliseconds(200)
-        let tool = try PreferenceStore(domain: "com.example.tool", configuration: configuration)
+        let store = try PreferenceStore(domain: "com.example.tool", configuration: configuration)
+        let tool = PreferenceFiles(configuration: configuration)
         let location = try PersistentDomainLocation.named("com.example.locked")
         // Another process holds the domain's lock for a while, as a stuck writer would.
         let lockPath = fixture.userDirectory + "/.com.example.locked.plist.lock"
@@ -60,8 +61,8 @@ struct PersistentDomainFilesTests {
         #expect(replaced?.code == .lockTimeout)
         holder.waitUntilExit()
         // The lock is free now: a flush (as at exit) has nothing of the failed writes to write.
-        #expect(!(try tool.persistentDomainFile(at: location).hasPendingChanges))
-        try tool.flush()
+        #expect(!(try tool.persistentDomain(at: location).hasPendingChanges))
+        try store.flush()
         #expect(try fixture.onDisk(fixture.userFile("com.example.locked")) == ["k": 1])
     }
 
@@ -79,18 +80,18 @@ struct PersistentDomainFilesTests {
     @Test("modifyPersistentDomain reads and writes under the lock; replace with nothing removes the file")
     func modifyAndReplace() throws {
         let fixture = try StoreFixture()
-        let store = try fixture.store()
+        let files = PreferenceFiles(configuration: fixture.configuration)
         let location = try PersistentDomainLocation.named("com.example.m")
-        try store.replacePersistentDomain(["list": ["a"]], at: location)
-        let count = try store.modifyPersistentDomain(at: location, changing: ["list"]) { values -> Int in
+        try files.replacePersistentDomain(["list": ["a"]], at: location)
+        let count = try files.modifyPersistentDomain(at: location, changing: ["list"]) { values -> Int in
             values["list"] = ["a", "b"]
             return values.count
         }
         #expect(count == 1)
-        #expect(try store.persistentDomainValues(at: location) == ["list": ["a", "b"]])
-        try store.replacePersistentDomain([:], at: location)
+        #expect(try files.persistentDomainValues(at: location) == ["list": ["a", "b"]])
+        try files.replacePersistentDomain([:], at: location)
         #expect(!FileManager.default.fileExists(atPath: fixture.userFile("com.example.m")))
-        #expect(try store.persistentDomainValues(at: location) == nil)
+        #expect(try files.persistentDomainValues(at: location) == nil)
     }
 
     @Test("a corrupt file is refused by every write and left byte-identical")
@@ -101,12 +102,12 @@ struct PersistentDomainFilesTests {
         try Data("bplist00 garbage".utf8).write(to: URL(fileURLWithPath: path))
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         let before = FileSnapshot(path)
-        let store = try fixture.store()
+        let files = PreferenceFiles(configuration: fixture.configuration)
         let location = try PersistentDomainLocation.named("com.example.bad")
-        #expect(throws: PreferencesError.self) { try store.persistentDomainValues(at: location) }
-        #expect(throws: PreferencesError.self) { try store.setValues(["k": 1], at: location) }
-        #expect(throws: PreferencesError.self) { try store.replacePersistentDomain(["k": 1], at: location) }
-        #expect(throws: PreferencesError.self) { try store.modifyPersistentDomain(at: location) { $0["k"] = 1 } }
+        #expect(throws: PreferencesError.self) { try files.persistentDomainValues(at: location) }
+        #expect(throws: PreferencesError.self) { try files.setValues(["k": 1], at: location) }
+        #expect(throws: PreferencesError.self) { try files.replacePersistentDomain(["k": 1], at: location) }
+        #expect(throws: PreferencesError.self) { try files.modifyPersistentDomain(at: location) { $0["k"] = 1 } }
         #expect(FileSnapshot(path) == before)
     }
 
@@ -116,8 +117,8 @@ struct PersistentDomainFilesTests {
         let path = fixture.directory.file("plain.plist").path
         try Data(XMLPropertyListEncoder().encode(["k": "v"])).write(to: URL(fileURLWithPath: path))
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-        let store = try fixture.store()
-        #expect(try store.persistentDomainValues(at: .file(atPath: path)) == ["k": "v"])
+        let files = PreferenceFiles(configuration: fixture.configuration)
+        #expect(try files.persistentDomainValues(at: .file(atPath: path)) == ["k": "v"])
     }
 
     @Test("persistentDomainNames lists domains, not the global domain or hidden files")
@@ -126,9 +127,9 @@ struct PersistentDomainFilesTests {
         for name in ["com.b", "com.a"] { try fixture.plant(["k": 1], at: fixture.userFile(name)) }
         try fixture.plant(["k": 1], at: fixture.userFile(".GlobalPreferences"))
         try fixture.plant(["k": 1], at: fixture.userFile("com.c", byHost: true))
-        let store = try fixture.store()
-        #expect(store.persistentDomainNames() == ["com.a", "com.b"])
-        #expect(store.persistentDomainNames(currentHost: true) == ["com.c"])
+        let files = PreferenceFiles(configuration: fixture.configuration)
+        #expect(files.persistentDomainNames() == ["com.a", "com.b"])
+        #expect(files.persistentDomainNames(currentHost: true) == ["com.c"])
     }
 
     @Test("sources(forKey:) lists every layer holding the key, winner first")

@@ -120,12 +120,6 @@ extension PreferenceStore {
     public func objectIsForced(forKey key: String, inDomain domain: String) -> Bool {
         let stem = domain == Self.globalDomain ? DomainLocations.globalFileStem : domain
         guard stem == DomainLocations.globalFileStem || (try? DomainName(domain)) != nil else { return false }
-        let managed = PersistentDomain.shared(
-            DomainFile(directory: locations.managedDirectory, fileName: DomainLocations.fileName(stem: stem)),
-            policy: FilePolicy(
-                sizeLimit: configuration.sizeLimit, lockTimeout: configuration.lockTimeout,
-                trustedOwners: Array(Set([0, geteuidValue])), createsDirectory: false),
-            isWritable: false, logger: logger)
-        return managed.currentValues()[key] != nil
+        return layout.systemDomain(directory: locations.managedDirectory, stem: stem).currentValues()[key] != nil
     }
 }

@@ -44,7 +44,10 @@ public final class PreferenceStore: Sendable {
     /// The configuration the store was made with.
     public let configuration: Configuration
 
-    let locations: DomainLocations
+    /// Which file and policy each layer has; shared with ``PreferenceFiles``.
+    let layout: DomainFileLayout
+    /// The directories this store's files are in.
+    var locations: DomainLocations { layout.locations }
     /// The writable file of this domain, where `set` writes.
     let appDomain: PersistentDomain
     /// The resolved search list, published one commit at a time; reads never wait.
@@ -83,14 +86,8 @@ public final class PreferenceStore: Sendable {
         let name = try DomainName(domain)
         self.domain = name.rawValue
         self.configuration = configuration
-        let locations = DomainLocations(environment: configuration.environment)
-        self.locations = locations
-        let userPolicy = FilePolicy(
-            sizeLimit: configuration.sizeLimit, lockTimeout: configuration.lockTimeout,
-            trustedOwners: [geteuidValue], createsDirectory: true)
-        appDomain = PersistentDomain.shared(
-            DomainFile(directory: locations.userDirectory, fileName: DomainLocations.fileName(stem: name.rawValue)),
-            policy: userPolicy, isWritable: true, logger: configuration.logger ?? PreferencesLogger.default)
+        layout = DomainFileLayout(configuration: configuration)
+        appDomain = layout.userDomain(stem: name.rawValue)
         extras = ThreadLock(Extras(), rank: .storeExtras)
         snapshot = LeftRight(ResolvedValues(layers: [], slotTable: [:]), rank: .storeSnapshot)
         // Subscribed once initialised: a change published meanwhile is in the values read.
@@ -106,34 +103,16 @@ public final class PreferenceStore: Sendable {
 
     // MARK: Layers
 
-    private var userPolicy: FilePolicy { appDomain.policy }
-
     /// The logger for this store's files.
-    var logger: Logger { configuration.logger ?? PreferencesLogger.default }
-
-    private var systemPolicy: FilePolicy {
-        FilePolicy(
-            sizeLimit: configuration.sizeLimit, lockTimeout: configuration.lockTimeout,
-            trustedOwners: Array(Set([0, geteuidValue])), createsDirectory: false)
-    }
+    var logger: Logger { layout.logger }
 
     /// The persistent domain for a user-writable file named `stem` (by host if `byHost`).
     func userDomain(stem: String, byHost: Bool = false) -> PersistentDomain? {
-        if byHost {
-            guard let machineID = locations.machineID else { return nil }
-            return PersistentDomain.shared(
-                DomainFile(directory: locations.byHostDirectory, fileName: DomainLocations.fileName(stem: stem, machineID: machineID)),
-                policy: userPolicy, isWritable: true, logger: logger)
-        }
-        return PersistentDomain.shared(
-            DomainFile(directory: locations.userDirectory, fileName: DomainLocations.fileName(stem: stem)),
-            policy: userPolicy, isWritable: true, logger: logger)
+        byHost ? layout.byHostDomain(stem: stem) : layout.userDomain(stem: stem)
     }
 
     private func systemDomain(directory: String, stem: String) -> PersistentDomain {
-        PersistentDomain.shared(
-            DomainFile(directory: directory, fileName: DomainLocations.fileName(stem: stem)),
-            policy: systemPolicy, isWritable: false, logger: logger)
+        layout.systemDomain(directory: directory, stem: stem)
     }
 
     /// The search list for this domain with `suites`, each layer loaded (first use reads

@@ -1,0 +1,59 @@
+import Logging
+
+/// Which file each user, by-host and system domain of a configuration is, and the policy it
+/// is read and written under.
+///
+/// Stores and ``PreferenceFiles`` both open domains through this, so a tool writing a
+/// domain by location reaches the very file, under the very rules, that a program of the
+/// domain reads: the same `PersistentDomain`, when both are in one process.
+struct DomainFileLayout: Sendable {
+    /// The directories and machine id, from the configuration's environment.
+    let locations: DomainLocations
+    /// The user's own files: trusted only if the user owns them; a write creates the
+    /// directory, because a new user has none yet.
+    let userPolicy: FilePolicy
+    /// System and managed files: root's or the user's (an administrator installs them, a
+    /// test or a container may own them); never created by us, since we only read them.
+    let systemPolicy: FilePolicy
+    /// Where writes and problems of files opened here are logged.
+    let logger: Logger
+
+    /// The layout `configuration` describes: its environment locates the directories, its
+    /// size limit and lock timeout go into both policies.
+    init(configuration: PreferenceStore.Configuration) {
+        locations = DomainLocations(environment: configuration.environment)
+        userPolicy = FilePolicy(
+            sizeLimit: configuration.sizeLimit, lockTimeout: configuration.lockTimeout,
+            trustedOwners: [geteuidValue], createsDirectory: true)
+        systemPolicy = FilePolicy(
+            sizeLimit: configuration.sizeLimit, lockTimeout: configuration.lockTimeout,
+            trustedOwners: Array(Set([0, geteuidValue])), createsDirectory: false)
+        logger = configuration.logger ?? PreferencesLogger.default
+    }
+
+    /// The writable domain `<user dir>/<stem>.plist`.
+    func userDomain(stem: String) -> PersistentDomain {
+        userFile(directory: locations.userDirectory, fileName: DomainLocations.fileName(stem: stem))
+    }
+
+    /// The writable domain `<user dir>/ByHost/<stem>.<machine-id>.plist`, or nil on a
+    /// machine without `/etc/machine-id`, which has no by-host domains.
+    func byHostDomain(stem: String) -> PersistentDomain? {
+        guard let machineID = locations.machineID else { return nil }
+        return userFile(directory: locations.byHostDirectory, fileName: DomainLocations.fileName(stem: stem, machineID: machineID))
+    }
+
+    /// The read-only domain `<directory>/<stem>.plist`, where `directory` is the system or
+    /// the managed directory.
+    func systemDomain(directory: String, stem: String) -> PersistentDomain {
+        PersistentDomain.shared(
+            DomainFile(directory: directory, fileName: DomainLocations.fileName(stem: stem)),
+            policy: systemPolicy, isWritable: false, logger: logger)
+    }
+
+    /// A writable file in any directory, under the user's policy: a domain file, or a
+    /// property-list file a tool names by path.
+    func userFile(directory: String, fileName: String) -> PersistentDomain {
+        PersistentDomain.shared(DomainFile(directory: directory, fileName: fileName), policy: userPolicy, isWritable: true, logger: logger)
+    }
+}

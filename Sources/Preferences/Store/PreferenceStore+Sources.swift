@@ -1,0 +1,15 @@
+// On the store, not on PreferenceFiles: the answer is this store's resolved search list,
+// whose launch arguments, registered defaults and suites exist only in its memory.
+extension PreferenceStore {
+    /// Every layer of this store's search list that holds `key`, first (winning) first:
+    /// why a read returns what it does (`defaults explain`).
+    public func sources(forKey key: String) -> [PreferenceSource] {
+        snapshot.read { state in
+            state.pointee.layers.compactMap { layer in
+                layer.values[key].map {
+                    PreferenceSource(layer: PreferenceSource.Layer(layer.kind), path: layer.source?.file.path, value: $0)
+                }
+            }
+        }
+    }
+}
