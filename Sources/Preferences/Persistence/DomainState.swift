@@ -22,6 +22,9 @@ struct DomainState {
     var subscribers: [ObjectIdentifier: WeakStore] = [:]
     /// Keeps the directory watch on this file alive.
     var watch: DirectoryWatcher.Registration?
+    /// How many key changes have been published to stores, in all: lets tests check that a
+    /// write or a re-read hands back nothing the stores already hold.
+    var publishedKeyCount = 0
     /// The watcher saw a change; honoured by whoever holds the file lock next, or after
     /// releasing it (``DomainRefresher/refreshIfRequested()``).
     var needsRefresh = false

@@ -67,11 +67,13 @@ struct DomainWriter {
             let hasChanges = !batch.isEmpty || replacement != nil
             if onlyIfPending && !hasChanges { return nil }
             var result: Result?
+            var base: [String: PropertyListValue] = [:]
             let outcome: (result: Void, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool)
             do throws(PreferencesError) {
                 outcome = try file.merge(
                     policy: domain.policy, recovering: disk, known: known, lockDeadline: lockDeadline
                 ) { values throws(PreferencesError) in
+                    base = values
                     if let replacement { values = replacement }
                     for (key, value) in batch { values[key] = value }
                     result = try body(&values)
@@ -88,12 +90,21 @@ struct DomainWriter {
                 logWrite(keys: keys.sorted(), bytes: outcome.contents?.byteCount ?? 0)
             }
             let newDisk = outcome.contents?.values ?? [:]
-            // What the stores do not know yet: nothing, when the write started from the
-            // version this process knew and only applied its own pending changes. Otherwise
-            // (another process wrote meanwhile, or `body` changed values) the keys whose disk
-            // values differ, compared here, outside the state lock; only holders of the file
-            // lock change `disk`.
-            let changed = outcome.startedFromKnown && !hasBody ? [] : DomainState.changedKeys(from: disk, to: newDisk)
+            // What the stores do not know yet, compared here, outside the state lock (only
+            // holders of the file lock change `disk`):
+            let changed: [String]
+            if hasBody {
+                // A modify: `body` may have changed any key.
+                changed = DomainState.changedKeys(from: disk, to: newDisk)
+            } else if replacement != nil || outcome.startedFromKnown {
+                // The file now holds exactly what the stores hold: the replacement or the
+                // version this process knew, with its own pending changes.
+                changed = []
+            } else {
+                // The file was read again: what another process put there meanwhile, except
+                // the keys this write set (the stores hold those already).
+                changed = DomainState.changedKeys(from: disk, to: base).filter { batch[$0] == nil }
+            }
             let stores = domain.state.withLock { state -> [PreferenceStore] in
                 state.isLoaded = true
                 state.problem = nil

@@ -157,6 +157,7 @@ final class PersistentDomain: Sendable {
             state.replacement = values
             state.pending = [:]
             guard !delta.isEmpty else { return [] }
+            state.publishedKeyCount += delta.count
             return state.liveSubscribers.filter { store in
                 store.applyLayerChange(from: self, delta, origin: .thisProcess, postsNotification: store !== caller)
             }
@@ -174,6 +175,7 @@ final class PersistentDomain: Sendable {
         postsNotification: Bool, in state: inout DomainState
     ) -> [PreferenceStore] {
         guard !delta.isEmpty else { return [] }
+        state.publishedKeyCount += delta.count
         return state.liveSubscribers.filter { store in
             store.applyLayerChange(from: self, delta, origin: origin, postsNotification: postsNotification)
         }

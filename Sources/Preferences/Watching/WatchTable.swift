@@ -23,7 +23,7 @@ struct WatchTable {
     }
 
     /// One watched directory.
-    private struct Directory {
+    struct Directory {
         /// How it is tracked.
         var status: Status
         /// The registrations of each file name, in registration order.
@@ -31,7 +31,7 @@ struct WatchTable {
     }
 
     /// One registration: where it watches and what it calls.
-    private struct Registration {
+    struct Registration {
         /// The directory's path, as the table keys it.
         let directory: String
         /// The file's name in it.
@@ -41,13 +41,13 @@ struct WatchTable {
     }
 
     /// The directories with registrations, by path.
-    private var directories: [String: Directory] = [:]
+    private(set) var directories: [String: Directory] = [:]
     /// The directories each kernel watch stands for: those whose status is `.watched` with it.
-    private var pathsByWatch: [SystemCalls.WatchDescriptor: Set<String>] = [:]
+    private(set) var pathsByWatch: [SystemCalls.WatchDescriptor: Set<String>] = [:]
     /// The live registrations.
-    private var registrations: [RegistrationID: Registration] = [:]
+    private(set) var registrations: [RegistrationID: Registration] = [:]
     /// The ID the next registration gets; IDs are never reused.
-    private var nextID: RegistrationID = 1
+    private(set) var nextID: RegistrationID = 1
 
     /// Records a registration.
     ///
@@ -56,6 +56,7 @@ struct WatchTable {
     mutating func add(
         directory: String, fileName: String, handler: @escaping Handler
     ) -> (id: RegistrationID, isNewDirectory: Bool) {
+        defer { _checkInvariants() }
         let id = nextID
         nextID += 1
         registrations[id] = Registration(directory: directory, fileName: fileName, handler: handler)
@@ -69,6 +70,7 @@ struct WatchTable {
     /// - Returns: The watch that no directory needs any more, if this was its directory's last
     ///   registration and no other path shares the watch: the caller removes it.
     mutating func remove(_ id: RegistrationID) -> SystemCalls.WatchDescriptor? {
+        defer { _checkInvariants() }
         guard let registration = registrations.removeValue(forKey: id),
             var directory = directories[registration.directory]
         else { return nil }
@@ -100,6 +102,7 @@ struct WatchTable {
     ///   removes it from the kernel, or it would keep reporting a directory nobody tracks
     ///   (one that was moved away, say).
     mutating func setStatus(_ status: Status, of path: String) -> SystemCalls.WatchDescriptor? {
+        defer { _checkInvariants() }
         guard let old = directories[path]?.status, old != status else { return nil }
         directories[path]?.status = status
         if case .watched(let watch) = status { pathsByWatch[watch, default: []].insert(path) }
@@ -111,6 +114,7 @@ struct WatchTable {
     ///
     /// - Returns: The directories that were using it.
     mutating func forget(_ watch: SystemCalls.WatchDescriptor) -> [String] {
+        defer { _checkInvariants() }
         guard let paths = pathsByWatch.removeValue(forKey: watch) else { return [] }
         for path in paths { directories[path]?.status = .missing }
         return paths.sorted()
