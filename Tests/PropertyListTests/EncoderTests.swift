@@ -58,6 +58,116 @@ struct EncoderTests {
         #expect(Array(decoded[3].stringValue!.unicodeScalars) == ["e", "\u{301}"])
     }
 
+    @Test("1,000 equal small arrays, or dictionaries, are written once and shared")
+    func sharedContainers() throws {
+        // Built apart, element by element: sharing goes by value, not by any identity.
+        let arrays = PropertyListValue.array((0..<1_000).map { _ in [1, "a", true] })
+        let arrayBytes = try encoder.encode(arrays)
+        #expect(arrayBytes.count < 2_000, "\(arrayBytes.count) bytes")
+        #expect(trailer(arrayBytes).objects == 5, "the top array, one inner array, 1, \"a\", true")
+        #expect(isIdentical(try decoder.decode(arrayBytes), arrays))
+
+        let dictionaries = PropertyListValue.array((0..<1_000).map { _ in ["name": "x", "count": 1] })
+        let dictionaryBytes = try encoder.encode(dictionaries)
+        #expect(dictionaryBytes.count < 2_000, "\(dictionaryBytes.count) bytes")
+        #expect(trailer(dictionaryBytes).objects == 6, "the top array, one dictionary, two keys, two values")
+        #expect(isIdentical(try decoder.decode(dictionaryBytes), dictionaries))
+    }
+
+    @Test("equal containers nested in equal containers are shared at every level")
+    func sharedNestedContainers() throws {
+        let leaf: PropertyListValue = ["x"]
+        let value: PropertyListValue = [
+            leaf, [leaf], [[leaf]], [leaf, [leaf]], ["k": [leaf]], ["k": [leaf]], [leaf, [leaf]], [[leaf]],
+        ]
+        let bytes = try encoder.encode(value)
+        // top, ["x"], "x", [leaf], [[leaf]], [leaf, [leaf]], ["k": [leaf]], "k"
+        #expect(trailer(bytes).objects == 8)
+        #expect(isIdentical(try decoder.decode(bytes), value))
+    }
+
+    /// The ordinal `n` as von Neumann built it: the array of all smaller ordinals, so each
+    /// one holds every one before it, and its expanded tree has 2^n values.
+    static func ordinal(_ n: Int) -> PropertyListValue {
+        var smaller: [PropertyListValue] = []
+        for _ in 0..<n { smaller.append(.array(smaller)) }
+        return .array(smaller)
+    }
+
+    @Test("a container holding containers equal to its own parts is written once per distinct value")
+    func selfSimilarContainers() throws {
+        let value = Self.ordinal(16)
+        let bytes = try encoder.encode(value)
+        #expect(trailer(bytes).objects == 17, "the ordinals 0 through 16")
+        #expect(bytes.count < 1_000, "\(bytes.count) bytes")
+        let decoded = try decoder.decode(bytes)
+        #expect(isIdentical(decoded, value))
+        #expect(try encoder.encode(decoded) == bytes, "the same value gives the same bytes")
+    }
+
+    @Test("containers equal as values but not identical stay apart")
+    func distinctContainers() throws {
+        let value: PropertyListValue = [
+            [1], [.double(1)], [.float(1)], [true], ["1"], [.data(Data([1]))],
+            [], [:], ["a": 1], ["a", 1], [.double(0)], [.double(-0.0)], ["\u{E9}"], ["e\u{301}"],
+        ]
+        let bytes = try encoder.encode(value)
+        // The top array, 14 containers, and the scalars 1, 1.0, Float 1, true, "1", data,
+        // "a", 0.0, -0.0, "\u{E9}", "e\u{301}".
+        #expect(trailer(bytes).objects == 1 + 14 + 11)
+        let decoded = try #require(try decoder.decode(bytes).arrayValue)
+        #expect(isIdentical(.array(decoded), value))
+    }
+
+    @Test("repeated containers encode to the same bytes whatever the dictionaries' insertion order")
+    func sharedDeterministic() throws {
+        var forward: [String: PropertyListValue] = [:]
+        var backward: [String: PropertyListValue] = [:]
+        for i in 0..<20 { forward["k\(i)"] = [.integer(i)] }
+        for i in (0..<20).reversed() { backward["k\(i)"] = [.integer(i)] }
+        let first = try encoder.encode(.array([.dictionary(forward), .dictionary(backward), .dictionary(forward)]))
+        let second = try encoder.encode(.array([.dictionary(backward), .dictionary(forward), .dictionary(backward)]))
+        #expect(first == second)
+        #expect(trailer(first).objects == 1 + 1 + 20 * 3, "the top array, one dictionary, its keys, arrays and integers")
+    }
+
+    @Test("sharing never writes a file the decoder refuses")
+    func sharingWithinDecoderLimits() throws {
+        // The top array and 33,333 copies of [1, 2]: exactly the 100,000 values a decoder
+        // accepts once shared references are expanded.
+        let most = PropertyListValue.array(Array(repeating: [1, 2], count: 33_333))
+        let bytes = try encoder.encode(most)
+        #expect(trailer(bytes).objects == 4)
+        #expect(isIdentical(try decoder.decode(bytes), most))
+        // One more copy expands past the decoder's limit, so the encoder refuses it though
+        // its file would be as small.
+        let tooMany = #expect(throws: PropertyListError.self) {
+            try encoder.encode(.array(Array(repeating: [1, 2], count: 33_334)))
+        }
+        #expect(tooMany?.code == .tooManyExpandedObjects)
+
+        // A shared container reused where it reaches the deepest nesting a decoder accepts.
+        let shared = InteropCases.nested(2)
+        var chain = shared
+        for _ in 0..<61 { chain = [chain] }
+        let deep: PropertyListValue = [shared, shared, chain, shared]
+        #expect(isIdentical(try decoder.decode(try encoder.encode(deep)), deep))
+        let tooDeep = #expect(throws: PropertyListError.self) { try encoder.encode([shared, shared, [chain]]) }
+        #expect(tooDeep?.code == .tooDeep)
+
+        // As many distinct objects as a file may hold, then a repeated container: it adds
+        // no object, so the encoder must not count it against the limit.
+        var full: [PropertyListValue] = (0..<65_534).map { .integer($0) }
+        full.append([0])
+        full.append([0])
+        let fullBytes = try encoder.encode(.array(full))
+        #expect(trailer(fullBytes).objects == 65_536)
+        #expect(isIdentical(try decoder.decode(fullBytes), .array(full)))
+        full.append([1])
+        let overFull = #expect(throws: PropertyListError.self) { try encoder.encode(.array(full)) }
+        #expect(overFull?.code == .tooManyObjects)
+    }
+
     @Test("references and offsets widen only when they must")
     func referenceWidths() throws {
         let small = trailer(try encoder.encode(.array((0..<200).map { .integer($0) })))

@@ -7,6 +7,17 @@ enum InteropCases {
     /// Names of cases plistlib cannot write (it has no 32-bit reals).
     static let oursOnly: Set<String> = ["float32_tenth", "float32_negative_zero"]
 
+    /// Cases that repeat equal containers, which our encoder writes once: plistlib must
+    /// read them back, and we must write them in no more bytes than plistlib does.
+    static let sharedContainers: Set<String> = ["shared_arrays_1000", "shared_dicts_1000", "shared_nested", "shared_ordinal_8"]
+
+    /// The ordinal `n` as von Neumann built it: the array of all smaller ordinals.
+    static func ordinal(_ n: Int) -> PropertyListValue {
+        var smaller: [PropertyListValue] = []
+        for _ in 0..<n { smaller.append(.array(smaller)) }
+        return .array(smaller)
+    }
+
     static func nested(_ depth: Int) -> PropertyListValue {
         var value: PropertyListValue = "bottom"
         for _ in 0..<depth { value = [value] }
@@ -61,6 +72,11 @@ enum InteropCases {
             "dict_unicode_keys": ["ключ": 1, "🔑": 2, "a.b c@d": 3, "é": 4],
             "nesting_depth_32": nested(32),
             "shared_values": ["same", "same", 7, 7, ["same"]],
+            "shared_arrays_1000": .array((0..<1_000).map { _ in [1, "a", true] }),
+            "shared_dicts_1000": .array((0..<1_000).map { _ in ["count": 1, "name": "x"] }),
+            "shared_nested": [["x"], [["x"]], [[["x"]]], ["k": [["x"]]], ["k": [["x"]]], [[["x"]]]],
+            "shared_ordinal_8": ordinal(8),
+            "shared_kinds_apart": [[1], [.double(1)], [true], ["1"], [], [:], ["a": 1], ["a", 1]],
         ]
         var big: [String: PropertyListValue] = [:]
         for i in 0..<10_000 {

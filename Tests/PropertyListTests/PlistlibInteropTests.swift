@@ -36,4 +36,17 @@ struct PlistlibInteropTests {
             #expect(isIdentical(decoded, value), "\(name): decoded \(String(describing: decoded).prefix(200))")
         }
     }
+
+    @Test("we write repeated containers in no more bytes than plistlib does")
+    func sharedContainersNoLarger() throws {
+        let directory = try TemporaryDirectory()
+        let result = try run("python3", [script, "write", directory.url.path])
+        try #require(result.status == 0, "plistlib failed to write: \(result.output)")
+        let encoder = BinaryPropertyListEncoder()
+        for name in InteropCases.sharedContainers.sorted() {
+            let ours = try encoder.encode(try #require(InteropCases.all[name]))
+            let theirs = try Data(contentsOf: directory.file(name + ".bplist"))
+            #expect(ours.count <= theirs.count, "\(name): ours \(ours.count) bytes, plistlib's \(theirs.count)")
+        }
+    }
 }

@@ -10,9 +10,9 @@ enum XMLInteropCases {
 
     /// Cases plistlib writes byte for byte differently from us, only in how reals are
     /// spelled (it writes Python's repr: `0.0`, `-0.0`, `inf`; we write Apple's `0`, `-0`,
-    /// `+infinity`).
+    /// `+infinity`; `1.0` where we write `1`).
     static let differentRealSpelling: Set<String> = [
-        "double_zero", "double_negative_zero", "double_infinity", "double_negative_infinity",
+        "double_zero", "double_negative_zero", "double_infinity", "double_negative_infinity", "shared_kinds_apart",
     ]
 
     static let extra: [String: PropertyListValue] = [

@@ -7,11 +7,12 @@ import Foundation
 /// Encodes ``PropertyListValue``s in Apple's binary property-list format (`bplist00`).
 ///
 /// The output is compact and deterministic: integers, offsets and references use the
-/// fewest bytes that hold them; identical strings, numbers, dates and data are written
-/// once and shared; dictionary keys are written in sorted order, so equal values always
-/// encode to equal bytes. The encoder refuses values that the default decoder would
-/// refuse to read back (too deep, too many objects), so it never writes a file that this
-/// library cannot open.
+/// fewest bytes that hold them; identical values are written once and shared, containers
+/// included, so a value that repeats one small array or dictionary many times stays
+/// small; dictionary keys are written in sorted order, so equal values always encode to
+/// equal bytes. The encoder refuses values that the default decoder would refuse to read
+/// back (too deep, too many objects, too many values once shared references are
+/// expanded), so it never writes a file that this library cannot open.
 public struct BinaryPropertyListEncoder: Sendable {
     /// Creates an encoder.
     public init() {}
@@ -27,8 +28,9 @@ public struct BinaryPropertyListEncoder: Sendable {
 /// One object of the file, in the form the writer needs.
 ///
 /// Containers name their children by a run of `ObjectFlattener.references` rather than by
-/// arrays of their own, so flattening allocates nothing per container; a string carries
-/// what writing it takes, learnt while it was hashed.
+/// arrays of their own, so flattening allocates nothing per container, and two containers
+/// are identical exactly when their kinds and runs are; a string carries what writing it
+/// takes, learnt while it was hashed.
 private enum FlatObject {
     case bool(Bool)
     case integer(PropertyListInteger)
@@ -45,17 +47,33 @@ private enum FlatObject {
     case dictionary(first: Int, count: Int)
 }
 
-/// What a scalar is, mixed into its hash so that equal bits of different types (the
-/// integer 1 and `true`, a string and data with the same bytes) rarely collide.
-private enum ScalarKind: UInt8 {
-    case bool, integer, largeInteger, float, double, date, data, string
+/// What an object is, mixed into its hash so that equal bits of different types (the
+/// integer 1 and `true`, a string and data with the same bytes, an array and a dictionary
+/// with the same run of references) rarely collide.
+private enum ObjectKind: UInt8 {
+    case bool, integer, largeInteger, float, double, date, data, string, array, dictionary
 }
 
-/// Walks a value tree into a flat object list, sharing identical scalars and enforcing
+/// Walks a value tree into a flat object list, sharing identical objects and enforcing
 /// the decoder's default limits.
 ///
 /// Objects are numbered as they are first met: a container before its children, and a
 /// dictionary's keys, in sorted order, before its values.
+///
+/// Every object is shared by value. A scalar is identical to another with the same kind
+/// and bits or bytes. A container is identical to another of the same kind whose children
+/// are, in order, the same objects (for a dictionary: the same keys, by UTF-8 bytes, with
+/// identical values), which is looked up once its children have been added, from its run
+/// of references. CPython's plistlib does less: it shares scalars by type and value, but
+/// a list or dict only when the very same Python object recurs, so two equal lists built
+/// apart are written twice; a `PropertyListValue` has no identity to go by, and sharing
+/// by value also catches containers a caller built apart.
+///
+/// Sharing never makes a file harder to read: the decoder counts a shared subtree at
+/// every reference, so the values it expands to are the values of the tree this walk
+/// counts, held to the same limit; equal containers have equal height, so one shared
+/// across depths nests no deeper than the copies it replaces; and a container cannot
+/// equal one of its own ancestors, so sharing makes no cycle.
 private struct ObjectFlattener {
     typealias Format = BinaryPropertyListFormat
 
@@ -64,7 +82,8 @@ private struct ObjectFlattener {
     private(set) var references: [Int] = []
     /// The bytes the scalar objects take, markers and counts included.
     private(set) var scalarBytes = 0
-    /// The scalars added so far, found by a hash of their exact bits or bytes.
+    /// The objects added so far but the outermost container, found by a hash of a
+    /// scalar's exact bits or bytes, or of a container's kind and run of references.
     private var table = UniquingTable()
     private var expandedCount = 0
     /// Scratch space for one dictionary's key bytes while they are sorted, reused by the
@@ -85,8 +104,7 @@ private struct ObjectFlattener {
                 references[position] = child
                 position += 1
             }
-            objects[index] = .array(first: first, count: elements.count)
-            return index
+            return try finishContainer(.array, at: index, first: first, count: elements.count, depth: depth)
         case .dictionary(let entries):
             let index = try reserve(depth: depth)
             let (sorted, order) = sortedByKey(entries)
@@ -105,18 +123,17 @@ private struct ObjectFlattener {
                 references[position] = child
                 position += 1
             }
-            objects[index] = .dictionary(first: first, count: sorted.count)
-            return index
+            return try finishContainer(.dictionary, at: index, first: first, count: sorted.count, depth: depth)
         case .string(let string):
             return try addString(string)
         case .data(let data):
             var hasher = Hasher()
             data.withUnsafeBytes { hasher.combine(bytes: $0) }
-            return try addScalar(.data(data), hash: hasher.finalize() ^ Int(ScalarKind.data.rawValue))
+            return try addScalar(.data(data), hash: hasher.finalize() ^ Int(ObjectKind.data.rawValue))
         case .bool(let bool):
             return try addScalar(.bool(bool), hash: Self.hash(.bool, bool ? 1 : 0))
         case .integer(let integer):
-            let kind: ScalarKind = integer.isAboveInt64Max ? .largeInteger : .integer
+            let kind: ObjectKind = integer.isAboveInt64Max ? .largeInteger : .integer
             return try addScalar(.integer(integer), hash: Self.hash(kind, UInt64(bitPattern: integer.bits)))
         case .float(let float):
             return try addScalar(.float(float.bitPattern), hash: Self.hash(.float, UInt64(float.bitPattern)))
@@ -140,7 +157,7 @@ private struct ObjectFlattener {
     /// A scalar's hash: its bits through the standard library's seeded hash of one word
     /// (cheaper than a `Hasher` fed field by field), its kind mixed in afterwards.
     @inline(__always)
-    private static func hash(_ kind: ScalarKind, _ bits: UInt64) -> Int {
+    private static func hash(_ kind: ObjectKind, _ bits: UInt64) -> Int {
         bits.hashValue ^ Int(kind.rawValue)
     }
 
@@ -152,7 +169,7 @@ private struct ObjectFlattener {
         let hash = string.withUTF8 { utf8 in
             var hasher = Hasher()
             hasher.combine(bytes: UnsafeRawBufferPointer(utf8))
-            return hasher.finalize() ^ Int(ScalarKind.string.rawValue)
+            return hasher.finalize() ^ Int(ObjectKind.string.rawValue)
         }
         table.reserve(capacity: table.count + 1)
         var slot = table.home(of: hash)
@@ -180,6 +197,63 @@ private struct ObjectFlattener {
             slot = table.next(after: slot)
         }
         return try insert(object, hash: hash, slot: slot, size: BinaryPropertyListWriter.scalarSize(object))
+    }
+
+    /// Completes the container whose placeholder is `index`, its children just added as
+    /// `references[first...]`: records it, or, if an identical container was added before,
+    /// drops it again and returns that one.
+    ///
+    /// Dropping is safe because a container identical to one added before has children
+    /// that were all added before it: nothing was appended after its placeholder but the
+    /// references of its own run. The outermost container is not looked up: nothing else
+    /// can equal it, and it is the largest to hash.
+    private mutating func finishContainer(
+        _ kind: ObjectKind, at index: Int, first: Int, count: Int, depth: Int
+    ) throws(PropertyListError) -> Int {
+        let object: FlatObject = kind == .array ? .array(first: first, count: count) : .dictionary(first: first, count: count)
+        if depth > 0 {
+            let length = kind == .array ? count : 2 * count
+            let hash = references.withUnsafeBufferPointer { references in
+                var hasher = Hasher()
+                hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: references[first..<(first + length)])))
+                return hasher.finalize() ^ Int(kind.rawValue)
+            }
+            table.reserve(capacity: table.count + 1)
+            var slot = table.home(of: hash)
+            while let candidate = table.object(at: &slot, hash: hash) {
+                if sameContainer(objects[candidate], object) {
+                    precondition(
+                        objects.count == index + 1 && references.count == first + length,
+                        "a repeated container added objects of its own")
+                    objects.removeLast()
+                    references.removeLast(length)
+                    return candidate
+                }
+                slot = table.next(after: slot)
+            }
+            table.insert(index, hash: hash, at: slot)
+        }
+        // Checked only now: a repeated container's placeholder never counts.
+        guard objects.count <= PropertyListLimits.maximumObjectCount else { throw Self.tooManyObjects }
+        objects[index] = object
+        return index
+    }
+
+    /// Whether two containers are of one kind with the same children in the same order.
+    /// Their children are already shared, so comparing object numbers compares values.
+    private func sameContainer(_ lhs: FlatObject, _ rhs: FlatObject) -> Bool {
+        let (a, b, length): (Int, Int, Int)
+        switch (lhs, rhs) {
+        case (.array(let first, let count), .array(let other, let otherCount)) where count == otherCount:
+            (a, b, length) = (first, other, count)
+        case (.dictionary(let first, let count), .dictionary(let other, let otherCount)) where count == otherCount:
+            (a, b, length) = (first, other, 2 * count)
+        default:
+            return false
+        }
+        return references.withUnsafeBufferPointer { references in
+            references[a..<(a + length)].elementsEqual(references[b..<(b + length)])
+        }
     }
 
     private mutating func insert(_ object: FlatObject, hash: Int, slot: Int, size: Int) throws(PropertyListError) -> Int {
@@ -356,23 +430,26 @@ private struct ObjectFlattener {
         table.reserve(capacity: table.count + additional)
     }
 
-    /// Appends a placeholder for a container, whose children are added after it.
+    /// Appends a placeholder for a container, whose children are added after it. The
+    /// placeholder is counted against the object limit by `finishContainer`, once it is
+    /// known not to repeat a container added before; the children count it meanwhile.
     private mutating func reserve(depth: Int) throws(PropertyListError) -> Int {
         guard depth < PropertyListLimits.maximumDepth else {
             throw PropertyListError(
                 .tooDeep, "the value nests more than \(PropertyListLimits.maximumDepth) containers, more than a decoder accepts")
         }
-        try checkObjectCount()
         objects.append(.array(first: 0, count: 0))
         return objects.count - 1
     }
 
     private func checkObjectCount() throws(PropertyListError) {
-        guard objects.count < PropertyListLimits.maximumObjectCount else {
-            throw PropertyListError(
-                .tooManyObjects,
-                "the value needs more than \(PropertyListLimits.maximumObjectCount) distinct objects, more than a decoder accepts")
-        }
+        guard objects.count < PropertyListLimits.maximumObjectCount else { throw Self.tooManyObjects }
+    }
+
+    private static var tooManyObjects: PropertyListError {
+        PropertyListError(
+            .tooManyObjects,
+            "the value needs more than \(PropertyListLimits.maximumObjectCount) distinct objects, more than a decoder accepts")
     }
 }
 

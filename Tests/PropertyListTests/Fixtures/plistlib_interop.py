@@ -29,6 +29,20 @@ def nested(depth):
     return value
 
 
+def ordinal(n):
+    """The ordinal n as von Neumann built it: the list of all smaller ordinals."""
+    smaller = []
+    for _ in range(n):
+        smaller.append(list(smaller))
+    return smaller
+
+
+# plistlib shares a list or dict only when the same Python object recurs, so the repeated
+# containers below are one object each (`[x] * 1000`) where they should be written once.
+REPEATED_ARRAY = [1, "a", True]
+REPEATED_DICT = {"count": 1, "name": "x"}
+LEAF = ["x"]
+
 EPOCH = datetime.datetime(2001, 1, 1)
 
 # name -> (value, whether plistlib can write it: it has no 32-bit reals)
@@ -79,6 +93,12 @@ CASES = {
     "nesting_depth_32": (nested(32), True),
     "dict_10000_keys": ({f"key{i:05d}": (i if i % 2 == 0 else f"v{i}") for i in range(10000)}, True),
     "shared_values": (["same", "same", 7, 7, ["same"]], True),
+    "shared_arrays_1000": ([REPEATED_ARRAY] * 1000, True),
+    "shared_dicts_1000": ([REPEATED_DICT] * 1000, True),
+    "shared_nested": ([LEAF, [LEAF], [[LEAF]], {"k": [LEAF]}, {"k": [LEAF]}, [[LEAF]]], True),
+    "shared_ordinal_8": (ordinal(8), True),
+    # Equal as Python values in places (1 == 1.0 == True) but of different types: not shared.
+    "shared_kinds_apart": ([[1], [1.0], [True], ["1"], [], {}, {"a": 1}, ["a", 1]], True),
 }
 
 
