@@ -119,14 +119,24 @@ final class LeftRight<Value: Sendable>: @unchecked Sendable {
     func write<Result>(
         _ change: (inout Value) -> Result, afterPublish: (Result, UnsafePointer<Value>) -> Void = { _, _ in }
     ) -> Result {
+        write({ value, _ in change(&value) }, afterPublish: afterPublish)
+    }
+
+    /// ``write(_:afterPublish:)`` for a change that is told whether it runs the second time
+    /// (`isReplay`), when its result is dropped: it must change the value exactly as the first
+    /// time, but may skip building a result nobody reads.
+    @discardableResult
+    func write<Result>(
+        _ change: (inout Value, _ isReplay: Bool) -> Result, afterPublish: (Result, UnsafePointer<Value>) -> Void
+    ) -> Result {
         writers.withLock { _ in
             let old = side.load(ordering: .relaxed)
             let spare = old ^ 1
-            let result = change(&copies[spare])
+            let result = change(&copies[spare], false)
             side.store(spare, ordering: .sequentiallyConsistent)
             afterPublish(result, UnsafePointer(copies + spare))
             waitForReaders(of: old)
-            _ = change(&copies[old])
+            _ = change(&copies[old], true)
             return result
         }
     }

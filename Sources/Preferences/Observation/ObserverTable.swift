@@ -33,6 +33,9 @@ final class ObserverTable: Sendable {
     }
 
     private let state = ThreadLock(State(), rank: .leaf)
+    /// How many key and all-key observers there are: read on every delivery, so kept outside
+    /// the lock.
+    private let observerCount = Atomic(0)
     /// Whether anyone asked for `.prior`: read on every set, so kept outside the lock.
     private let hasPriorObservers = Atomic(false)
     /// Whether anyone observes whole commits: read on every commit, so kept outside the lock.
@@ -42,6 +45,7 @@ final class ObserverTable: Sendable {
     func add(_ observer: Observer, forKey key: String?) -> Int {
         state.withLock { state in
             state.nextID += 1
+            observerCount.add(1, ordering: .releasing)
             if observer.options.contains(.prior) {
                 state.priorCount += 1
                 hasPriorObservers.store(true, ordering: .releasing)
@@ -65,6 +69,7 @@ final class ObserverTable: Sendable {
             } else {
                 removed = state.everyKey.removeValue(forKey: id)
             }
+            if removed != nil { observerCount.subtract(1, ordering: .releasing) }
             if removed?.options.contains(.prior) == true {
                 state.priorCount -= 1
                 hasPriorObservers.store(state.priorCount > 0, ordering: .releasing)
@@ -112,7 +117,7 @@ final class ObserverTable: Sendable {
 
     /// Whether anyone observes anything (skips building changes when no one listens).
     var isEmpty: Bool {
-        state.withLock { $0.byKey.isEmpty && $0.everyKey.isEmpty }
+        observerCount.load(ordering: .acquiring) == 0
     }
 
     /// Calls the observers of each change, in order, outside the lock. An observer

@@ -17,8 +17,11 @@ struct DomainRefresher {
     func startWatching() {
         let needsWatch = domain.state.withLock { $0.watch == nil }
         guard needsWatch else { return }
+        // Strong: a PersistentDomain lives as long as the process (the table keeps it), and a
+        // weak reference would give it a side table, which slows every retain and release of
+        // it on the set path.
         let registration = DirectoryWatcher.shared.watch(directory: domain.file.directory, fileName: domain.file.fileName) {
-            [weak domain] in domain?.refresher.refreshFromDisk()
+            [domain] in domain.refresher.refreshFromDisk()
         }
         let redundant = domain.state.withLock { state -> DirectoryWatcher.Registration? in
             if state.watch == nil {
@@ -66,14 +69,14 @@ struct DomainRefresher {
         /// Why the file could not be used, to log.
         var failure: PreferencesError?
         /// The stores whose queued changes must be delivered.
-        var stores: [PreferenceStore]
+        var stores: PendingDeliveries
 
         /// Logs the failure and delivers the changes, with no lock held.
         func finish(logger: Logger) {
             if let failure {
                 PreferencesLogger.report(failure, event: .unreadable, to: logger)
             }
-            for store in stores { store.deliverQueued() }
+            stores.deliver()
         }
     }
 
@@ -118,7 +121,7 @@ struct DomainRefresher {
             // state lock: a large domain's comparison holds up no set.
             let oldDisk = domain.state.withLock { $0.disk }
             let changed = DomainState.changedKeys(from: oldDisk, to: newDisk)
-            let stores = domain.state.withLock { state -> [PreferenceStore] in
+            let stores = domain.state.withLock { state -> PendingDeliveries in
                 state.isLoaded = true
                 state.disk = newDisk
                 state.known = contents
@@ -139,7 +142,7 @@ struct DomainRefresher {
                 state.knownFailure = error.code == .io ? nil : failedIdentity
                 state.problem = error
             }
-            return ReloadOutcome(failure: error, stores: [])
+            return ReloadOutcome(failure: error, stores: PendingDeliveries())
         }
     }
 }

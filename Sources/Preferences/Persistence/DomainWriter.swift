@@ -60,7 +60,7 @@ struct DomainWriter {
         // itself waiting out the timeout on a stopped holder) lets go of the file lock: a
         // flush gives up after the configured bound, not twice it.
         let lockDeadline = ContinuousClock.now.advanced(by: domain.policy.lockTimeout)
-        let written = try domain.fileAccess.withLock { _ throws(PreferencesError) -> (Result?, [PreferenceStore])? in
+        let written = try domain.fileAccess.withLock { _ throws(PreferencesError) -> (Result?, PendingDeliveries)? in
             let (batch, replacement, disk, known) = domain.state.withLock { state in
                 (state.pending, state.replacement, state.disk, state.problem == nil ? state.known : nil)
             }
@@ -105,7 +105,7 @@ struct DomainWriter {
                 // the keys this write set (the stores hold those already).
                 changed = DomainState.changedKeys(from: disk, to: base).filter { batch[$0] == nil }
             }
-            let stores = domain.state.withLock { state -> [PreferenceStore] in
+            let stores = domain.state.withLock { state -> PendingDeliveries in
                 state.isLoaded = true
                 state.problem = nil
                 state.disk = newDisk
@@ -131,7 +131,7 @@ struct DomainWriter {
             return nil
         }
         // Outside the file lock: a store's observers may set or flush again.
-        for store in stores { store.deliverQueued() }
+        stores.deliver()
         // Last, with no lock held: the next writer need not wait for this sync.
         if durably { try DirectorySync.shared.waitForRequestedSyncs(of: file.directory) }
         return result

@@ -10,36 +10,46 @@ final class FlushSchedule: Sendable {
     }
 
     private let state = ThreadLock(State(), rank: .leaf)
+    /// The write; returns whether it succeeded. Made once, so scheduling on every set
+    /// allocates nothing.
+    private let write: @Sendable () -> Bool
 
     /// Every domain's background writes run here, one at a time: a write holds the domain's
     /// lock files, and two at once would only contend for the disk.
     private static let queue = DispatchQueue(label: "swift-preferences.flush")
 
-    /// Queues `write` unless a write is queued already. `write` returns whether it
-    /// succeeded; after a failure it is queued again after the back-off delay.
-    func schedule(after delay: Duration = .zero, _ write: @escaping @Sendable () -> Bool) {
+    /// Creates the schedule of `write`, which returns whether it succeeded.
+    init(_ write: @escaping @Sendable () -> Bool) {
+        self.write = write
+    }
+
+    /// Queues the write unless one is queued already; after a failure it is queued again
+    /// after the back-off delay.
+    func schedule(after delay: Duration = .zero) {
         let shouldSchedule = state.withLock { state in
             if state.isScheduled { return false }
             state.isScheduled = true
             return true
         }
         guard shouldSchedule else { return }
-        let work: @Sendable () -> Void = { [self] in
-            state.withLock { $0.isScheduled = false }
-            if write() {
-                state.withLock { $0.retryDelay = .zero }
-                return
-            }
-            let delay = state.withLock { state -> Duration in
-                state.retryDelay = min(max(state.retryDelay * 2, .milliseconds(250)), .seconds(30))
-                return state.retryDelay
-            }
-            schedule(after: delay, write)
-        }
         if delay == .zero {
-            Self.queue.async(execute: work)
+            Self.queue.async(execute: run)
         } else {
-            Self.queue.asyncAfter(deadline: .now(after: delay), execute: work)
+            Self.queue.asyncAfter(deadline: .now(after: delay), execute: run)
         }
+    }
+
+    /// Runs the write on the queue and schedules a retry if it failed.
+    private func run() {
+        state.withLock { $0.isScheduled = false }
+        if write() {
+            state.withLock { $0.retryDelay = .zero }
+            return
+        }
+        let delay = state.withLock { state -> Duration in
+            state.retryDelay = min(max(state.retryDelay * 2, .milliseconds(250)), .seconds(30))
+            return state.retryDelay
+        }
+        schedule(after: delay)
     }
 }

@@ -27,13 +27,24 @@ final class PersistentDomain: Sendable {
     /// never installs stale values and two writes never interleave their lock-read-write.
     let fileAccess = ThreadLock((), rank: .domainFile)
     /// When background writes run.
-    let flushes = FlushSchedule()
+    private let flushes: FlushSchedule
 
     private init(file: DomainFile, policy: FilePolicy, isWritable: Bool, logger: Logger) {
         self.file = file
         self.policy = policy
         self.isWritable = isWritable
         self.logger = logger
+        // Unowned: the schedule belongs to this domain, which the process's table keeps for
+        // as long as the process runs.
+        let domain = Unowned()
+        flushes = FlushSchedule { domain.value?.writeInBackground() ?? true }
+        domain.value = self
+    }
+
+    /// A reference to a domain filled in once it exists; see the initialiser.
+    private final class Unowned: @unchecked Sendable {
+        // Safety: written once, in the initialiser, before the schedule can run.
+        unowned(unsafe) var value: PersistentDomain?
     }
 
     /// Writes this file's pending changes.
@@ -135,13 +146,13 @@ final class PersistentDomain: Sendable {
     /// - Returns: the outcome, and the stores whose deliveries the caller must then run
     ///   (``PreferenceStore/deliverQueued()``), with no lock held.
     func set(
-        _ value: PropertyListValue?, forKey key: String, decide: () -> SetOutcome
-    ) -> (SetOutcome, [PreferenceStore]) {
+        _ value: PropertyListValue?, forKey key: String, by caller: PreferenceStore, decide: () -> SetOutcome
+    ) -> (SetOutcome, PendingDeliveries) {
         state.withLock { state in
             let outcome = decide()
-            guard case .applied = outcome else { return (outcome, []) }
+            guard case .applied = outcome else { return (outcome, PendingDeliveries()) }
             state.pending[key] = .some(value)
-            return (outcome, publish([(key, value)], origin: .thisProcess, postsNotification: true, in: &state))
+            return (outcome, publish([(key, value)], origin: .thisProcess, postsNotification: true, by: caller, in: &state))
         }
     }
 
@@ -151,16 +162,19 @@ final class PersistentDomain: Sendable {
     /// - Parameter caller: the store whose call this is: its batch posts no
     ///   `didChangeNotification`, because the call posts once itself; other stores' do.
     /// - Returns: the stores whose queued deliveries the caller must run with no lock held.
-    func replaceAll(with values: [String: PropertyListValue], notifying caller: PreferenceStore) -> [PreferenceStore] {
+    func replaceAll(with values: [String: PropertyListValue], notifying caller: PreferenceStore) -> PendingDeliveries {
         state.withLock { state in
             let delta = DomainState.delta(from: state.overlay, to: values)
             state.replacement = values
             state.pending = [:]
-            guard !delta.isEmpty else { return [] }
+            guard !delta.isEmpty else { return PendingDeliveries() }
             state.publishedKeyCount += delta.count
-            return state.liveSubscribers.filter { store in
-                store.applyLayerChange(from: self, delta, origin: .thisProcess, postsNotification: store !== caller)
+            var stores = PendingDeliveries()
+            for store in state.liveSubscribers
+            where store.applyLayerChange(from: self, delta, origin: .thisProcess, postsNotification: store !== caller) {
+                stores.append(store)
             }
+            return stores
         }
     }
 
@@ -170,15 +184,29 @@ final class PersistentDomain: Sendable {
     /// Called under the state lock, and for every such change: the one path by which a file's
     /// changes reach stores, so all of them see the same changes in the same order. Each
     /// store resolves the change once (``PreferenceStore/applyLayerChange(from:_:origin:postsNotification:)``).
+    ///
+    /// - Parameter caller: the store making the change, if a store is: it is used as it is,
+    ///   where the others are reached through their weak references (whose loads cost).
     func publish(
         _ delta: [(key: String, value: PropertyListValue?)], origin: PreferenceChange.Origin,
-        postsNotification: Bool, in state: inout DomainState
-    ) -> [PreferenceStore] {
-        guard !delta.isEmpty else { return [] }
+        postsNotification: Bool, by caller: PreferenceStore? = nil, in state: inout DomainState
+    ) -> PendingDeliveries {
+        guard !delta.isEmpty else { return PendingDeliveries() }
         state.publishedKeyCount += delta.count
-        return state.liveSubscribers.filter { store in
-            store.applyLayerChange(from: self, delta, origin: origin, postsNotification: postsNotification)
+        var stores = PendingDeliveries()
+        // The common case, one store on the file and it made the change: no weak reference
+        // is loaded (each load and copy of one goes through the store's side table).
+        if let caller, state.subscribers.count == 1, state.subscribers.index(forKey: ObjectIdentifier(caller)) != nil {
+            if caller.applyLayerChange(from: self, delta, origin: origin, postsNotification: postsNotification) {
+                stores.append(caller)
+            }
+            return stores
         }
+        for store in state.liveSubscribers
+        where store.applyLayerChange(from: self, delta, origin: origin, postsNotification: postsNotification) {
+            stores.append(store)
+        }
+        return stores
     }
 
     // MARK: Writing
@@ -186,17 +214,20 @@ final class PersistentDomain: Sendable {
     /// Queues a background write unless one is queued already: sets that arrive while a
     /// write runs join the next one.
     func scheduleFlush() {
-        flushes.schedule { [self] () -> Bool in
-            // An explicit flush may have written everything since this was queued.
-            guard hasPendingChanges else { return true }
-            do throws(PreferencesError) {
-                // Not waiting for the directory sync: the next flush need not wait for it,
-                // and whoever promises durability waits (see DirectorySync).
-                try writer.flush(durably: false)
-                return true
-            } catch {
-                return false
-            }
+        flushes.schedule()
+    }
+
+    /// The background write: returns whether it succeeded.
+    private func writeInBackground() -> Bool {
+        // An explicit flush may have written everything since this was queued.
+        guard hasPendingChanges else { return true }
+        do throws(PreferencesError) {
+            // Not waiting for the directory sync: the next flush need not wait for it, and
+            // whoever promises durability waits (see DirectorySync).
+            try writer.flush(durably: false)
+            return true
+        } catch {
+            return false
         }
     }
 

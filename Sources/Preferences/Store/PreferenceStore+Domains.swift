@@ -134,7 +134,7 @@ extension PreferenceStore {
     private func replacePersistentDomain(_ source: PersistentDomain, with values: [String: PropertyListValue]) {
         withExtras { $0.touchedDomains[source.file.path] = source }
         source.loadIfNeeded()
-        for store in source.replaceAll(with: values, notifying: self) { store.deliverQueued() }
+        source.replaceAll(with: values, notifying: self).deliver()
         source.scheduleFlush()
         if configuration.postsDidChangeNotification {
             NotificationCenter.default.post(name: Self.didChangeNotification, object: self)

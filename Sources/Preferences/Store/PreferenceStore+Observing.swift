@@ -120,12 +120,14 @@ extension PreferenceStore {
 
     /// Hands one batch to observers, commit observers and `NotificationCenter`.
     private func deliver(_ batch: ChangeDelivery.Batch) {
-        let changes = batch.changes.map { PreferenceChange(key: $0.key, oldValue: $0.old, newValue: $0.new, origin: batch.origin) }
-        if !observers.isEmpty {
-            observers.deliver(changes)
-        }
-        if let values = batch.values {
-            observers.deliverCommit(ObserverTable.Commit(changes: changes, values: values, number: batch.commit))
+        if !observers.isEmpty || batch.values != nil {
+            let changes = batch.changes.map { PreferenceChange(key: $0.key, oldValue: $0.old, newValue: $0.new, origin: batch.origin) }
+            if !observers.isEmpty {
+                observers.deliver(changes)
+            }
+            if let values = batch.values {
+                observers.deliverCommit(ObserverTable.Commit(changes: changes, values: values, number: batch.commit))
+            }
         }
         if batch.postsNotification && configuration.postsDidChangeNotification {
             NotificationCenter.default.post(name: Self.didChangeNotification, object: self)

@@ -78,7 +78,7 @@ extension PreferenceStore {
         let (soft, hard) = (configuration.softSizeLimit, configuration.sizeLimit)
         // Decided and applied under the domain's state lock, where every change of the app
         // layer is made, so the view `decide` reads cannot change before the set is applied.
-        let (outcome, stores) = appDomain.set(value, forKey: key) { () -> PersistentDomain.SetOutcome in
+        let (outcome, stores) = appDomain.set(value, forKey: key, by: self) { () -> PersistentDomain.SetOutcome in
             snapshot.read { state -> PersistentDomain.SetOutcome in
                 guard let index = state.pointee.appIndex else { return .unchanged }
                 let previous = state.pointee.layers[index].values[key]
@@ -101,7 +101,7 @@ extension PreferenceStore {
         case .applied(let before, let size):
             // Every store on the file has the value now; their observers hear of it here,
             // with no lock held (or from the thread already delivering to them).
-            for store in stores { store.deliverQueued() }
+            stores.deliver()
             appDomain.scheduleFlush()
             if before <= soft && size > soft {
                 reportSizeLimit(key: key, size: size, limit: soft, event: .sizeWarning, error: nil)

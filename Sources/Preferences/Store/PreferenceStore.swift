@@ -150,11 +150,9 @@ public final class PreferenceStore: Sendable {
         from source: PersistentDomain, _ delta: [(key: String, value: PropertyListValue?)],
         origin: PreferenceChange.Origin, postsNotification: Bool
     ) -> Bool {
-        commit(origin: origin, postsNotification: postsNotification) { state in
+        commit(origin: origin, postsNotification: postsNotification) { state, isReplay in
             var changes: [ResolvedValues.Change] = []
-            for index in state.indices(of: source) {
-                changes += state.apply(delta, inLayer: index)
-            }
+            state.apply(delta, toLayersOf: source, into: &changes, collecting: !isReplay)
             return changes
         }
     }
@@ -168,7 +166,7 @@ public final class PreferenceStore: Sendable {
     ) -> Bool {
         commit(origin: origin, postsNotification: true) { state in
             var changes: [ResolvedValues.Change] = []
-            for index in state.indices(of: source) {
+            for index in state.layers.indices where state.layers[index].source === source {
                 changes += state.replaceValues(values, inLayer: index)
             }
             return changes
@@ -183,16 +181,28 @@ public final class PreferenceStore: Sendable {
         origin: PreferenceChange.Origin, postsNotification: Bool,
         _ change: (inout ResolvedValues) -> [ResolvedValues.Change]
     ) -> Bool {
+        commit(origin: origin, postsNotification: postsNotification) { state, _ in change(&state) }
+    }
+
+    /// ``commit(origin:postsNotification:_:)`` for a change told whether it is the replay on
+    /// the second copy, whose changes nobody reads.
+    func commit(
+        origin: PreferenceChange.Origin, postsNotification: Bool,
+        _ change: (inout ResolvedValues, _ isReplay: Bool) -> [ResolvedValues.Change]
+    ) -> Bool {
         var mustDeliver = false
         let wantsValues = observers.wantsCommits
+        // With nobody to tell, nothing is queued: a change made before an observer registers
+        // is not one it hears of anyway.
+        let isHeard = wantsValues || !observers.isEmpty || (postsNotification && configuration.postsDidChangeNotification)
         snapshot.write(
-            { state in
-                let changes = change(&state)
+            { state, isReplay in
+                let changes = change(&state, isReplay)
                 state._checkInvariants()
                 return changes
             },
             afterPublish: { changes, published in
-                guard !changes.isEmpty else { return }
+                guard isHeard, !changes.isEmpty else { return }
                 mustDeliver = delivery.enqueue(
                     ChangeDelivery.Batch(
                         changes: changes, origin: origin, postsNotification: postsNotification,

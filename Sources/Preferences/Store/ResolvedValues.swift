@@ -64,10 +64,6 @@ struct ResolvedValues: Sendable {
         layers.firstIndex { $0.kind == kind && (source == nil || $0.source === source) }
     }
 
-    /// The indices of the layers backed by `source`.
-    func indices(of source: PersistentDomain) -> [Int] {
-        layers.indices.filter { layers[$0].source === source }
-    }
 
     /// Replaces the layers wholesale (a suite added or removed) and re-resolves.
     /// - Returns: every key whose winning value changed.
@@ -92,24 +88,50 @@ struct ResolvedValues: Sendable {
     ///   the same or is hidden by a higher layer).
     mutating func apply(_ delta: [(key: String, value: PropertyListValue?)], inLayer index: Int) -> [Change] {
         var changes: [Change] = []
-        for (key, value) in delta {
-            if let change = set(value, forKey: key, inLayer: index) { changes.append(change) }
-        }
+        apply(delta, inLayer: index, into: &changes)
         return changes
+    }
+
+    /// ``apply(_:inLayer:)`` for every layer backed by `source`, appending the changes to
+    /// `changes` unless `collecting` is false (the replay on a second copy, whose changes
+    /// nobody reads).
+    mutating func apply(
+        _ delta: [(key: String, value: PropertyListValue?)], toLayersOf source: PersistentDomain,
+        into changes: inout [Change], collecting: Bool = true
+    ) {
+        for index in layers.indices where layers[index].source === source {
+            apply(delta, inLayer: index, into: &changes, collecting: collecting)
+        }
+    }
+
+    private mutating func apply(
+        _ delta: [(key: String, value: PropertyListValue?)], inLayer index: Int, into changes: inout [Change],
+        collecting: Bool = true
+    ) {
+        for (key, value) in delta {
+            if let change = set(value, forKey: key, inLayer: index), collecting { changes.append(change) }
+        }
     }
 
     /// Sets or removes one key in one layer and re-resolves just that key.
     /// - Returns: the change of the key's winning value, or nil if reads see no difference.
     @discardableResult
     mutating func set(_ value: PropertyListValue?, forKey key: String, inLayer index: Int) -> Change? {
-        let previous = layers[index].values[key]
+        // One hash of the key for the common case, an existing key changing value.
+        let position = layers[index].values.index(forKey: key)
+        let previous = position.map { layers[index].values.values[$0] }
         guard previous != value else { return nil }
         if layers[index].kind == .app {
             appDomainSize += Self.sizeChange(forKey: key, from: previous, to: value)
         }
-        layers[index].values[key] = value
+        switch (position, value) {
+        case (let position?, let value?): layers[index].values.values[position] = value
+        case (let position?, nil): layers[index].values.remove(at: position)
+        case (nil, let value?): layers[index].values[key] = value
+        case (nil, nil): break
+        }
         commit &+= 1
-        let (old, new) = resolve(key)
+        let (old, new) = resolve(key, knowing: (index, value))
         return old?.value == new?.value ? nil : Change(key: key, old: old?.value, new: new?.value)
     }
 
@@ -157,15 +179,24 @@ struct ResolvedValues: Sendable {
         return apply(delta, inLayer: index)
     }
 
-    /// Re-resolves one key from the layers, first hit wins.
-    private mutating func resolve(_ key: String) -> (old: Resolution?, new: Resolution?) {
+    /// Re-resolves one key from the layers, first hit wins; `known` is the layer just set
+    /// and the key's value there, which needs no lookup.
+    private mutating func resolve(
+        _ key: String, knowing known: (layer: Int, value: PropertyListValue?)
+    ) -> (old: Resolution?, new: Resolution?) {
         var winner: (value: PropertyListValue, layerIndex: Int)? = nil
         // By index: iterating the layers would copy each one (and retain its dictionary).
-        for index in layers.indices where !layers[index].values.isEmpty {
-            if let value = layers[index].values[key] {
-                winner = (value, index)
-                break
+        for index in layers.indices {
+            if index == known.layer {
+                if let value = known.value {
+                    winner = (value, index)
+                    break
+                }
+                continue
             }
+            guard !layers[index].values.isEmpty, let value = layers[index].values[key] else { continue }
+            winner = (value, index)
+            break
         }
         // One hash of the key for the common case, an existing key changing value.
         let old: Resolution?

@@ -1,0 +1,27 @@
+/// The stores whose queued changes a caller must deliver once it has released every lock.
+///
+/// Usually one store (the one that made the change), so the first is kept apart and a set
+/// allocates no array for it.
+struct PendingDeliveries {
+    private var first: PreferenceStore?
+    private var others: [PreferenceStore] = []
+
+    /// No store to deliver.
+    init() {}
+
+    /// Adds a store.
+    mutating func append(_ store: PreferenceStore) {
+        if first == nil {
+            first = store
+        } else {
+            others.append(store)
+        }
+    }
+
+    /// Runs each store's delivery (``PreferenceStore/deliverQueued()``); call it with no lock
+    /// held.
+    func deliver() {
+        first?.deliverQueued()
+        for store in others { store.deliverQueued() }
+    }
+}
