@@ -47,6 +47,18 @@ let package = Package(
             path: "Harness/CrossProcess",
             swiftSettings: [.treatAllWarnings(as: .error)]
         ),
+        // Read and set tails under load, flush cost by domain size, memory per domain: run by
+        // Benchmarks/report.sh (single operations timed one by one, beside the clock's own
+        // cost, which package-benchmark's per-iteration figures cannot show).
+        .executableTarget(
+            name: "core-latency",
+            dependencies: [
+                .product(name: "Preferences", package: "swift-preferences"),
+                .product(name: "PropertyList", package: "swift-preferences"),
+            ],
+            path: "Harness/CoreLatency",
+            swiftSettings: [.treatAllWarnings(as: .error)]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -45,9 +45,26 @@ fi
 echo "cross-process latency (ours): $changes changes to 1 watcher, $(((changes + 4) / 5)) to 16"
 cd "$here"
 swift build -c release --product cross-process-latency >/dev/null
+swift build -c release --product core-latency >/dev/null
 harness="$(swift build -c release --show-bin-path)/cross-process-latency"
+core="$(swift build -c release --show-bin-path)/core-latency"
 "$harness" "$changes" 1 "$work/ours-samples-1.txt" | tee "$work/ours-latency-1.txt"
 "$harness" $(((changes + 4) / 5)) 16 "$work/ours-samples-16.txt" | tee "$work/ours-latency-16.txt"
+
+# Fan-out: the same harness with 4, 64 and 256 watching processes (fewer changes: each waits
+# for every watcher; past fs.inotify.max_user_instances, 128 here, watchers poll once a second).
+if [[ $mode == smoke ]]; then fanout="4:5"; else fanout="4:200 64:50 256:20"; fi
+for pair in $fanout; do
+    watchers=${pair%%:*} count=${pair##*:}
+    echo "fan-out (ours): $count changes to $watchers watchers"
+    "$harness" "$count" "$watchers" "$work/ours-samples-$watchers.txt" | tee "$work/ours-latency-$watchers.txt"
+done
+
+# Read and set tails under load, flush cost by domain size, memory per open domain
+# (Harness/CoreLatency).
+if [[ $mode == smoke ]]; then reads=20000 repeats=2 domains=3; else reads=2000000 repeats=20 domains=50; fi
+echo "core latency (ours): $reads reads a row, flush scale $repeats repeats, memory over $domains domains"
+{ "$core" reads "$reads"; "$core" scale "$repeats"; "$core" memory "$domains"; } | tee "$work/core-latency.txt"
 
 echo "dconf (peer): cached read, $changes changes to 1 watcher, $(((changes + 4) / 5)) to 16"
 bash "$here/Peers/dconf/run.sh" "$work" "$changes" "$rounds"
@@ -57,5 +74,9 @@ cut -d' ' -f1-3 /proc/loadavg >"$work/load-end.txt"
 [[ -s $out_png ]] || { echo "report: no plot written" >&2; exit 1; }
 if [[ $mode == smoke ]]; then
     grep -q '^| cross-process set → callback, p50' "$out_markdown" || { echo "report: no cross-process row" >&2; exit 1; }
+    grep -q '^| same store set+flush loop: bool(forKey:)' "$out_markdown" || { echo "report: no read-tail row" >&2; exit 1; }
+    grep -q '^| 25,000 |' "$out_markdown" || { echo "report: no flush-scale row" >&2; exit 1; }
+    grep -q '^| 4 |' "$out_markdown" || { echo "report: no fan-out row" >&2; exit 1; }
+    [[ -s $work/scale-curves.png ]] || { echo "report: no scale plot written" >&2; exit 1; }
     echo "benchmark report (smoke): every part ran"
 fi

@@ -25,6 +25,9 @@ struct DomainState {
     /// How many key changes have been published to stores, in all: lets tests check that a
     /// write or a re-read hands back nothing the stores already hold.
     var publishedKeyCount = 0
+    /// How many changes have been published: a store that took the values at one version
+    /// and published its layers later compares it to know whether it missed one.
+    var version: UInt64 = 0
     /// The watcher saw a change; honoured by whoever holds the file lock next, or after
     /// releasing it (``DomainRefresher/refreshIfRequested()``).
     var needsRefresh = false

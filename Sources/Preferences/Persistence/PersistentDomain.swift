@@ -104,20 +104,27 @@ final class PersistentDomain: Sendable {
     // MARK: Subscribers
 
     /// Adds `store` to the stores told of this file's changes and returns the values it
-    /// should start from, in one step, so no change can fall between the two.
-    func subscribe(_ store: PreferenceStore) -> [String: PropertyListValue] {
+    /// should start from and their version, in one step, so no change can fall between the
+    /// two.
+    ///
+    /// A store publishes the layer some time later; a change published in between finds no
+    /// layer of this file in the store yet, so the store then calls
+    /// ``resynchronize(_:ifChangedSince:)`` with the version.
+    func subscribe(_ store: PreferenceStore) -> (values: [String: PropertyListValue], version: UInt64) {
         loadIfNeeded()
         return state.withLock { state in
             state.subscribers[ObjectIdentifier(store)] = DomainState.WeakStore(store: store)
-            return state.overlay
+            return (state.overlay, state.version)
         }
     }
 
-    /// Brings `store`'s layers of this file up to date with what the file holds now, for a
-    /// store whose layers were rebuilt from values taken earlier (a suite added or removed).
-    func resynchronize(_ store: PreferenceStore) {
+    /// Brings `store`'s layers of this file up to date with what the file holds now, if a
+    /// change was published since `version`: for a store whose layers were made from values
+    /// taken at that version (a new store, a suite added or removed).
+    func resynchronize(_ store: PreferenceStore, ifChangedSince version: UInt64) {
         let mustDeliver = state.withLock { state in
-            store.replaceLayerValues(from: self, with: state.overlay, origin: .thisProcess)
+            guard state.version != version else { return false }
+            return store.replaceLayerValues(from: self, with: state.overlay, origin: .anotherProcess)
         }
         if mustDeliver { store.deliverQueued() }
     }
@@ -169,6 +176,7 @@ final class PersistentDomain: Sendable {
             state.pending = [:]
             guard !delta.isEmpty else { return PendingDeliveries() }
             state.publishedKeyCount += delta.count
+            state.version &+= 1
             var stores = PendingDeliveries()
             for store in state.liveSubscribers
             where store.applyLayerChange(from: self, delta, origin: .thisProcess, postsNotification: store !== caller) {
@@ -193,6 +201,7 @@ final class PersistentDomain: Sendable {
     ) -> PendingDeliveries {
         guard !delta.isEmpty else { return PendingDeliveries() }
         state.publishedKeyCount += delta.count
+        state.version &+= 1
         var stores = PendingDeliveries()
         // The common case, one store on the file and it made the change: no weak reference
         // is loaded (each load and copy of one goes through the store's side table).

@@ -62,7 +62,7 @@ extension PreferenceStore {
     }
 
     private func rebuildLayers(suites: [String]) {
-        let prepared = makeLayers(suites: suites, registration: [:], arguments: [:])
+        let (prepared, versions) = makeLayers(suites: suites, registration: [:], arguments: [:])
         var removed: [PersistentDomain] = []
         // Under the extras lock, so a rebuild for suites that another addSuite/removeSuite
         // has already replaced cannot publish older layers over newer ones.
@@ -84,10 +84,7 @@ extension PreferenceStore {
         for source in removed { source.unsubscribe(self) }
         // The files' values were taken before the new layers were published: a change made
         // in between is brought in now.
-        var seen = Set<ObjectIdentifier>()
-        for source in prepared.compactMap(\.source) where seen.insert(ObjectIdentifier(source)).inserted {
-            source.resynchronize(self)
-        }
+        resynchronize(prepared, since: versions)
     }
 
     // MARK: Persistent domains

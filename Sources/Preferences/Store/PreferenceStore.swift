@@ -90,10 +90,11 @@ public final class PreferenceStore: Sendable {
         appDomain = layout.userDomain(stem: name.rawValue)
         extras = ThreadLock(Extras(), rank: .storeExtras)
         snapshot = LeftRight(ResolvedValues(layers: [], slotTable: [:]), rank: .storeSnapshot)
-        // Subscribed once initialised: a change published meanwhile is in the values read.
-        let layers = makeLayers(suites: [])
+        let (layers, versions) = makeLayers(suites: [])
         let slotTable = KeySlots.table
         snapshot.write { $0 = ResolvedValues(layers: layers, slotTable: slotTable) }
+        // A change published between subscribing and the write above found no layer here.
+        resynchronize(layers, since: versions)
     }
 
     deinit {
@@ -116,15 +117,19 @@ public final class PreferenceStore: Sendable {
     }
 
     /// The search list for this domain with `suites`, each layer loaded (first use reads
-    /// the file) and subscribed to, so every later change of its file reaches this store.
+    /// the file) and subscribed to, so every later change of its file reaches this store,
+    /// with the version of each file's values (see ``resynchronize(_:since:)``).
     func makeLayers(suites: [String], registration: [String: PropertyListValue] = [:],
-                    arguments: [String: PropertyListValue]? = nil) -> [ResolvedValues.Layer] {
+                    arguments: [String: PropertyListValue]? = nil) -> ([ResolvedValues.Layer], [ObjectIdentifier: UInt64]) {
         typealias Layer = ResolvedValues.Layer
         let global = DomainLocations.globalFileStem
         var layers: [Layer] = []
+        var versions: [ObjectIdentifier: UInt64] = [:]
         func add(_ kind: SearchLayer, _ source: PersistentDomain?) {
             guard let source else { return }
-            layers.append(Layer(kind: kind, source: source, values: source.subscribe(self)))
+            let (values, version) = source.subscribe(self)
+            versions[ObjectIdentifier(source)] = version
+            layers.append(Layer(kind: kind, source: source, values: values))
         }
         add(.managed, systemDomain(directory: locations.managedDirectory, stem: domain))
         layers.append(Layer(kind: .argument, source: nil, values: arguments ?? ArgumentDomain.values(from: configuration.arguments)))
@@ -136,7 +141,16 @@ public final class PreferenceStore: Sendable {
         add(.system, systemDomain(directory: locations.systemDirectory, stem: domain))
         add(.systemGlobal, systemDomain(directory: locations.systemDirectory, stem: global))
         layers.append(Layer(kind: .registration, source: nil, values: registration))
-        return layers
+        return (layers, versions)
+    }
+
+    /// Brings the layers just published up to date with any change their files published
+    /// after `makeLayers` took their values (nothing to do, and no copy made, when none did).
+    func resynchronize(_ layers: [ResolvedValues.Layer], since versions: [ObjectIdentifier: UInt64]) {
+        var seen = Set<ObjectIdentifier>()
+        for source in layers.compactMap(\.source) where seen.insert(ObjectIdentifier(source)).inserted {
+            source.resynchronize(self, ifChangedSince: versions[ObjectIdentifier(source)] ?? 0)
+        }
     }
 
     // MARK: Commits

@@ -1,0 +1,285 @@
+// core-latency: the tails of reads and sets, under the loads the core must not pass on to
+// readers, and the costs that grow with a domain (issue 16's figures).
+//
+//   core-latency reads SAMPLES        read and set percentiles, in three conditions
+//   core-latency scale REPEATS        flush time by domain size beside the raw file steps
+//   core-latency memory DOMAINS       resident memory per open 1,000-key domain
+//   core-latency writer HOME          (internal) another process writing every millisecond
+//
+// Each line printed is "row<TAB>name<TAB>value..." for Benchmarks/report.py. Single reads
+// are timed one by one with CLOCK_MONOTONIC, whose own cost is measured the same way in the
+// same condition ("clock only"): on a shared 2-core machine the p99.99 of even an empty
+// timed region is the scheduler's, so the row to compare a read against is that one.
+// Files go to a fresh temporary directory, removed at the end.
+import Foundation
+import Glibc
+import Preferences
+import PropertyList
+import Synchronization
+
+let domain = "com.example.benchmark.core"
+
+func monotonicNanoseconds() -> Int64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("core-latency: \(message)\n".utf8))
+    exit(1)
+}
+
+func openStore(home: String, name: String = domain) -> PreferenceStore {
+    var environment = ProcessInfo.processInfo.environment
+    environment["PREFERENCES_HOME"] = home
+    environment["PREFERENCES_SYSTEM_DIR"] = home + "/system"
+    do throws(PreferencesError) {
+        return try PreferenceStore(domain: name, configuration: .init(environment: environment, arguments: ["core-latency"]))
+    } catch {
+        fail("cannot open \(name): \(error)")
+    }
+}
+
+func makeHome() -> String {
+    let home = FileManager.default.temporaryDirectory.appendingPathComponent("core-latency-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+    do { try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true) } catch { fail("\(error)") }
+    return home
+}
+
+/// p50, p99, p99.9 and p99.99 of nanosecond samples.
+func percentiles(_ samples: [Int64]) -> [Int64] {
+    let sorted = samples.sorted()
+    return [0.5, 0.99, 0.999, 0.9999].map { sorted[min(sorted.count - 1, Int(Double(sorted.count) * $0))] }
+}
+
+func emit(_ row: String, _ name: String, _ values: [Int64]) {
+    print("\(row)\t\(name)\t" + values.map(String.init).joined(separator: "\t"))
+}
+
+/// Times `body` `count` times, one call at a time.
+@inline(never)
+func timeEach(_ count: Int, _ body: () -> Void) -> [Int64] {
+    var samples = [Int64](repeating: 0, count: count)
+    for index in 0..<count {
+        let start = monotonicNanoseconds()
+        body()
+        samples[index] = monotonicNanoseconds() - start
+    }
+    return samples
+}
+
+/// A flag and a counter shared with load threads.
+final class Load: Sendable {
+    let stop = Atomic(false)
+    let operations = Atomic(0)
+}
+
+func loadAverage() -> String {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+}
+
+// MARK: reads
+
+func reads(samples: Int) {
+    let home = makeHome()
+    defer { try? FileManager.default.removeItem(atPath: home) }
+    let store = openStore(home: home)
+    for index in 0..<1_000 { store.set("value \(index)", forKey: "key\(index)") }
+    store.set(true, forKey: "Enabled")
+    store.set("Bonjour", forKey: "Greeting")
+    do { try store.flush() } catch { fail("flush: \(error)") }
+    let enabled = PreferenceKey("Enabled", default: false)
+    let greeting = PreferenceKey("Greeting", default: "")
+    var sink = 0
+
+    func readRows(_ condition: String) {
+        emit("read", "\(condition): clock only", percentiles(timeEach(samples) {}))
+        emit("read", "\(condition): bool(forKey:)", percentiles(timeEach(samples) { if store.bool(forKey: "Enabled") { sink &+= 1 } }))
+        emit("read", "\(condition): string(forKey:)", percentiles(timeEach(samples) { sink &+= store.string(forKey: "Greeting")?.utf8.count ?? 0 }))
+        emit("read", "\(condition): typed Bool", percentiles(timeEach(samples) { if store[enabled] { sink &+= 1 } }))
+        emit("read", "\(condition): typed String", percentiles(timeEach(samples) { sink &+= store[greeting].utf8.count }))
+    }
+
+    print("load\tstart\t\(loadAverage())")
+    readRows("alone")
+
+    // The same store sets and flushes in a loop on another thread.
+    let load = Load()
+    let writer = Thread {
+        var value = 0
+        while !load.stop.load(ordering: .relaxed) {
+            value += 1
+            store.set(value, forKey: "counter")
+            try? store.flush()
+            load.operations.add(1, ordering: .relaxed)
+        }
+    }
+    writer.start()
+    usleep(50_000)
+    readRows("same store set+flush loop")
+    load.stop.store(true, ordering: .relaxed)
+    usleep(100_000)
+    print("load\tflushes during reads\t\(load.operations.load(ordering: .relaxed))")
+
+    // Another process writes the domain every millisecond.
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    child.arguments = ["writer", home]
+    do { try child.run() } catch { fail("cannot start the writer: \(error)") }
+    usleep(200_000)
+    let before = store.integer(forKey: "remote")
+    readRows("another process writing every 1 ms")
+    let seen = store.integer(forKey: "remote") - before
+    child.terminate()
+    child.waitUntilExit()
+    print("load\tremote writes seen during reads\t\(seen)")
+
+    // Two threads reading at once: per-read time of batches of 1,000.
+    func twoThreads(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        let batches = max(samples / 1_000, 10)
+        let results = Mutex<[Int64]>([])
+        let group = DispatchGroup()
+        for _ in 0..<2 {
+            group.enter()
+            Thread.detachNewThread {
+                var local: [Int64] = []
+                for _ in 0..<batches {
+                    let start = monotonicNanoseconds()
+                    for _ in 0..<1_000 { body() }
+                    local.append((monotonicNanoseconds() - start) / 1_000)
+                }
+                results.withLock { $0 += local }
+                group.leave()
+            }
+        }
+        group.wait()
+        emit("two-threads", name, percentiles(results.withLock { $0 }))
+    }
+    twoThreads("bool(forKey:)") { _ = store.bool(forKey: "Enabled") }
+    twoThreads("typed Bool") { _ = store[enabled] }
+
+    // Sets with notifications on (the default configuration).
+    emit("set", "set, alone", percentiles(timeEach(samples / 10) { store.set(Int.random(in: 0..<1_000_000), forKey: "setKey") }))
+    let flusher = Load()
+    let flushThread = Thread {
+        while !flusher.stop.load(ordering: .relaxed) {
+            try? store.flush()
+            flusher.operations.add(1, ordering: .relaxed)
+        }
+    }
+    flushThread.start()
+    usleep(50_000)
+    emit("set", "set, while flushes run", percentiles(timeEach(samples / 10) { store.set(Int.random(in: 0..<1_000_000), forKey: "setKey") }))
+    flusher.stop.store(true, ordering: .relaxed)
+    usleep(100_000)
+    print("load\tend\t\(loadAverage())")
+    if sink == 42 { print("") }
+}
+
+/// The other process of the third condition: a set and a durable flush every millisecond.
+func writer(home: String) {
+    let store = openStore(home: home)
+    var value = 0
+    while true {
+        value += 1
+        store.set(value, forKey: "remote")
+        try? store.flush()
+        usleep(1_000)
+    }
+}
+
+// MARK: scale
+
+/// The raw steps a flush of `bytes` must take at least: write a new file, fsync it, rename
+/// it over the old one, fsync the directory.
+func rawReplace(_ bytes: [UInt8], directory: String, name: String) {
+    let temporary = "\(directory)/.raw.tmp"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { fail("open \(temporary)") }
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    fsync(fd)
+    close(fd)
+    rename(temporary, "\(directory)/\(name)")
+    let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    fsync(directoryFD)
+    close(directoryFD)
+}
+
+func scale(repeats: Int) {
+    print("load\tstart\t\(loadAverage())")
+    for size in [10, 100, 1_000, 10_000, 25_000] {
+        let home = makeHome()
+        let store = openStore(home: home)
+        var values: [String: PropertyListValue] = [:]
+        var plain: [String: Any] = [:]
+        for index in 0..<size {
+            values["k\(index)"] = .integer(PropertyListInteger(index))
+            plain["k\(index)"] = index
+        }
+        store.setPersistentDomain(plain, forName: domain)
+        do { try store.flush() } catch { fail("flush of \(size) keys: \(error)") }
+        var flushes: [Int64] = []
+        var raws: [Int64] = []
+        for round in 0..<repeats {
+            let start = monotonicNanoseconds()
+            store.set(round, forKey: "k0")
+            do { try store.flush() } catch { fail("flush: \(error)") }
+            flushes.append(monotonicNanoseconds() - start)
+            values["k0"] = .integer(PropertyListInteger(round))
+            let rawStart = monotonicNanoseconds()
+            let bytes: [UInt8]
+            do { bytes = try BinaryPropertyListEncoder().encode(.dictionary(values)) } catch { fail("encode: \(error)") }
+            rawReplace(bytes, directory: home, name: "raw.plist")
+            raws.append(monotonicNanoseconds() - rawStart)
+        }
+        let fileSize = (try? FileManager.default.attributesOfItem(atPath: "\(home)/\(domain).plist")[.size] as? Int) ?? 0
+        emit("scale", "\(size)", [percentiles(flushes)[0], percentiles(raws)[0], Int64(fileSize)])
+        try? FileManager.default.removeItem(atPath: home)
+    }
+    print("load\tend\t\(loadAverage())")
+}
+
+// MARK: memory
+
+func residentBytes() -> Int {
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = statm.split(separator: " ")
+    return (fields.count > 1 ? Int(fields[1]) ?? 0 : 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+func memory(domains: Int) {
+    let home = makeHome()
+    defer { try? FileManager.default.removeItem(atPath: home) }
+    // Files written by a first pass, so the measured pass only opens and reads them.
+    for index in 0..<domains {
+        let store = openStore(home: home, name: "\(domain).m\(index)")
+        var values: [String: Any] = [:]
+        for key in 0..<1_000 { values["key\(key)"] = "value \(key)" }
+        store.setPersistentDomain(values, forName: "\(domain).m\(index)")
+        do { try store.flush() } catch { fail("flush: \(error)") }
+    }
+    let before = residentBytes()
+    var stores: [PreferenceStore] = []
+    for index in 0..<domains {
+        let store = openStore(home: home, name: "\(domain).w\(index)")
+        store.addSuite(named: "\(domain).m\(index)")
+        stores.append(store)
+    }
+    let after = residentBytes()
+    emit("memory", "resident bytes per open 1,000-key domain", [Int64((after - before) / max(domains, 1))])
+    withExtendedLifetime(stores) {}
+}
+
+// MARK: main
+
+let arguments = CommandLine.arguments
+switch arguments.count > 1 ? arguments[1] : "" {
+case "reads": reads(samples: arguments.count > 2 ? Int(arguments[2]) ?? 1_000_000 : 1_000_000)
+case "scale": scale(repeats: arguments.count > 2 ? Int(arguments[2]) ?? 20 : 20)
+case "memory": memory(domains: arguments.count > 2 ? Int(arguments[2]) ?? 50 : 50)
+case "writer":
+    guard arguments.count > 2 else { fail("writer HOME") }
+    writer(home: arguments[2])
+default: fail("usage: core-latency reads SAMPLES | scale REPEATS | memory DOMAINS")
+}
