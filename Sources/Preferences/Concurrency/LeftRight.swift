@@ -150,12 +150,16 @@ final class LeftRight<Value: Sendable>: @unchecked Sendable {
     /// Waits until no reader is on `side`'s copy. Only readers that started before the flip
     /// can be there, so this is a short wait (longer only if such a reader was preempted).
     private func waitForReaders(of side: Int) {
-        for cpu in 0...counterMask {
+        // A plain loop: a `0...counterMask` range is iterated through unspecialised generic
+        // code here, a few hundred instructions on every write.
+        var cpu = 0
+        while cpu <= counterMask {
             var spins = 0
             while counter(side: side, cpu: cpu).pointee.load(ordering: .sequentiallyConsistent) != 0 {
                 spins += 1
                 if spins > 64 { SystemCalls.yieldProcessor() }
             }
+            cpu += 1
         }
     }
 }

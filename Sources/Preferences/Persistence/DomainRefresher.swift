@@ -118,16 +118,19 @@ struct DomainRefresher {
         case .success(let contents):
             let newDisk = contents?.values ?? [:]
             // Only holders of the file lock change `disk`, so it can be compared outside the
-            // state lock: a large domain's comparison holds up no set.
-            let oldDisk = domain.state.withLock { $0.disk }
-            let changed = DomainState.changedKeys(from: oldDisk, to: newDisk)
+            // state lock: a large domain's comparison holds up no set. With no store on the
+            // file yet (the first read, as a store opens), there is nobody to tell.
+            let (oldDisk, hasSubscribers) = domain.state.withLock { ($0.disk, !$0.subscribers.isEmpty) }
+            let changed = hasSubscribers ? DomainState.changedKeys(from: oldDisk, to: newDisk) : []
             let stores = domain.state.withLock { state -> PendingDeliveries in
                 state.isLoaded = true
                 state.disk = newDisk
                 state.known = contents
                 state.knownFailure = nil
                 state.problem = nil
-                let visible = state.visibleChanges(of: changed, in: newDisk)
+                // A store subscribed meanwhile took the old values: compare after all.
+                let changedKeys = hasSubscribers || state.subscribers.isEmpty ? changed : DomainState.changedKeys(from: oldDisk, to: newDisk)
+                let visible = state.visibleChanges(of: changedKeys, in: newDisk)
                 return domain.publish(visible, origin: .anotherProcess, postsNotification: true, in: &state)
             }
             return ReloadOutcome(failure: nil, stores: stores)

@@ -91,8 +91,9 @@ public final class PreferenceStore: Sendable {
         extras = ThreadLock(Extras(), rank: .storeExtras)
         snapshot = LeftRight(ResolvedValues(layers: [], slotTable: [:]), rank: .storeSnapshot)
         let (layers, versions) = makeLayers(suites: [])
-        let slotTable = KeySlots.table
-        snapshot.write { $0 = ResolvedValues(layers: layers, slotTable: slotTable) }
+        // Resolved once; the two copies share its storage until the first write to each.
+        let initial = ResolvedValues(layers: layers, slotTable: KeySlots.table)
+        snapshot.write { $0 = initial }
         // A change published between subscribing and the write above found no layer here.
         resynchronize(layers, since: versions)
     }
@@ -164,9 +165,12 @@ public final class PreferenceStore: Sendable {
         from source: PersistentDomain, _ delta: [(key: String, value: PropertyListValue?)],
         origin: PreferenceChange.Origin, postsNotification: Bool
     ) -> Bool {
-        commit(origin: origin, postsNotification: postsNotification) { state, isReplay in
+        // The changes are listed only for someone to hear them: not on the replay, and not
+        // when nobody observes and nothing is posted.
+        let isHeard = isHeard(postsNotification: postsNotification)
+        return commit(origin: origin, postsNotification: postsNotification) { state, isReplay in
             var changes: [ResolvedValues.Change] = []
-            state.apply(delta, toLayersOf: source, into: &changes, collecting: !isReplay)
+            state.apply(delta, toLayersOf: source, into: &changes, collecting: isHeard && !isReplay)
             return changes
         }
     }
@@ -208,7 +212,7 @@ public final class PreferenceStore: Sendable {
         let wantsValues = observers.wantsCommits
         // With nobody to tell, nothing is queued: a change made before an observer registers
         // is not one it hears of anyway.
-        let isHeard = wantsValues || !observers.isEmpty || (postsNotification && configuration.postsDidChangeNotification)
+        let isHeard = isHeard(postsNotification: postsNotification)
         snapshot.write(
             { state, isReplay in
                 let changes = change(&state, isReplay)
@@ -223,6 +227,12 @@ public final class PreferenceStore: Sendable {
                         values: wantsValues ? published.pointee.allValues : nil, commit: published.pointee.commit))
             })
         return mustDeliver
+    }
+
+    /// Whether a commit's changes reach anyone: an observer, a commit observer, or a posted
+    /// `didChangeNotification`.
+    private func isHeard(postsNotification: Bool) -> Bool {
+        observers.wantsCommits || !observers.isEmpty || (postsNotification && configuration.postsDidChangeNotification)
     }
 
     /// Commits `change` and delivers its changes before returning (unless another thread is

@@ -16,6 +16,15 @@ struct ResolvedValues: Sendable {
         /// The persistent domain behind the layer, or nil for argument and registration.
         let source: PersistentDomain?
         var values: [String: PropertyListValue]
+        /// `source`'s identity: comparing it costs no retain, unlike comparing `source`.
+        let sourceID: ObjectIdentifier?
+
+        init(kind: SearchLayer, source: PersistentDomain?, values: [String: PropertyListValue]) {
+            self.kind = kind
+            self.source = source
+            self.values = values
+            sourceID = source.map(ObjectIdentifier.init)
+        }
     }
 
     /// A key's winning value and the index of the layer it came from.
@@ -99,7 +108,8 @@ struct ResolvedValues: Sendable {
         _ delta: [(key: String, value: PropertyListValue?)], toLayersOf source: PersistentDomain,
         into changes: inout [Change], collecting: Bool = true
     ) {
-        for index in layers.indices where layers[index].source === source {
+        let id = ObjectIdentifier(source)
+        for index in layers.indices where layers[index].sourceID == id {
             apply(delta, inLayer: index, into: &changes, collecting: collecting)
         }
     }
