@@ -101,7 +101,7 @@ func reads(samples: Int) {
         emit("read", "\(condition): typed String", percentiles(timeEach(samples) { sink &+= store[greeting].utf8.count }))
     }
 
-    print("load\tstart\t\(loadAverage())")
+    print("load\treads start\t\(loadAverage())")
     readRows("alone")
 
     // The same store sets and flushes in a loop on another thread.
@@ -173,7 +173,7 @@ func reads(samples: Int) {
     emit("set", "set, while flushes run", percentiles(timeEach(samples / 10) { store.set(Int.random(in: 0..<1_000_000), forKey: "setKey") }))
     flusher.stop.store(true, ordering: .relaxed)
     usleep(100_000)
-    print("load\tend\t\(loadAverage())")
+    print("load\treads end\t\(loadAverage())")
     if sink == 42 { print("") }
 }
 
@@ -207,7 +207,7 @@ func rawReplace(_ bytes: [UInt8], directory: String, name: String) {
 }
 
 func scale(repeats: Int) {
-    print("load\tstart\t\(loadAverage())")
+    print("load\tscale start\t\(loadAverage())")
     for size in [10, 100, 1_000, 10_000, 25_000] {
         let home = makeHome()
         let store = openStore(home: home)
@@ -237,7 +237,7 @@ func scale(repeats: Int) {
         emit("scale", "\(size)", [percentiles(flushes)[0], percentiles(raws)[0], Int64(fileSize)])
         try? FileManager.default.removeItem(atPath: home)
     }
-    print("load\tend\t\(loadAverage())")
+    print("load\tscale end\t\(loadAverage())")
 }
 
 // MARK: memory

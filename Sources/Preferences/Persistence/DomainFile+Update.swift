@@ -42,7 +42,9 @@ extension DomainFile {
         lockDeadline: ContinuousClock.Instant? = nil,
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
     ) throws(PreferencesError) -> (result: Result, contents: DomainContents?, changedDirectory: Bool) {
-        let outcome = try merge(policy: policy, recovering: fallback, known: known, lockDeadline: lockDeadline, body)
+        let outcome = try merge(policy: policy, recovering: fallback, known: known, lockDeadline: lockDeadline) {
+            values throws(PreferencesError) in (try body(&values), nil)
+        }
         return (outcome.result, outcome.contents, outcome.changedDirectory)
     }
 
@@ -50,12 +52,16 @@ extension DomainFile {
     /// from `known` (or, for a corrupt file, from `fallback`): then the file held nothing the
     /// caller did not already know, and the caller need not compare what it had with what is
     /// on disk now.
+    ///
+    /// `body` also says, if it knows, whether it changed the values (nil: it does not know,
+    /// and they are compared with what was read): comparing a large domain key by key costs
+    /// milliseconds, and a body that applies a few changes knows the answer for free.
     func merge<Result>(
         policy: FilePolicy,
         recovering fallback: [String: PropertyListValue],
         known: DomainContents?,
         lockDeadline: ContinuousClock.Instant?,
-        _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
+        _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> (result: Result, changed: Bool?)
     ) throws(PreferencesError) -> (result: Result, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool) {
         try ensureDirectory(policy: policy)
         let lock = try DomainFileLock(path: lockPath, policy: policy, deadline: lockDeadline)
@@ -88,10 +94,10 @@ extension DomainFile {
             values = fallback
         }
 
-        let result = try body(&values)
+        let (result, changed) = try body(&values)
 
         // A corrupt file is never "unchanged": its replacement (or removal) is due.
-        if !isCorrupt && values == (current?.values ?? [:]) {
+        if !isCorrupt && !(changed ?? (values != (current?.values ?? [:]))) {
             return (result, current, false, startedFromKnown)
         }
         if values.isEmpty {

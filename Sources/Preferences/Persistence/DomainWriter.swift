@@ -72,11 +72,21 @@ struct DomainWriter {
             do throws(PreferencesError) {
                 outcome = try file.merge(
                     policy: domain.policy, recovering: disk, known: known, lockDeadline: lockDeadline
-                ) { values throws(PreferencesError) in
+                ) { values throws(PreferencesError) -> (result: Void, changed: Bool?) in
                     base = values
-                    if let replacement { values = replacement }
-                    for (key, value) in batch { values[key] = value }
+                    // Whether the pending changes change anything, found while applying them.
+                    var changed = false
+                    if let replacement {
+                        changed = values != replacement
+                        values = replacement
+                    }
+                    for (key, value) in batch where values[key] != value {
+                        values[key] = value
+                        changed = true
+                    }
                     result = try body(&values)
+                    // A modify's body may have changed anything: then compare.
+                    return ((), hasBody ? nil : changed)
                 }
             } catch {
                 domain.state.withLock { $0.problem = error }
