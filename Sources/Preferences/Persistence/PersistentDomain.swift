@@ -9,7 +9,7 @@ import Logging
 /// replace), ``FlushSchedule`` decides when a background write runs, and ``DomainRefresher``
 /// reacts to the watcher. Every change of the values stores see (a set, a replacement, a
 /// re-read, a write that merged in another process's keys) goes through
-/// ``publish(_:origin:postsNotification:in:)`` under the state lock, so all stores see one
+/// ``publish(_:origin:postsNotification:by:in:)`` under the state lock, so all stores see one
 /// file's changes in one order.
 final class PersistentDomain: Sendable {
     /// The file.

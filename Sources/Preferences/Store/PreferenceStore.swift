@@ -157,7 +157,7 @@ public final class PreferenceStore: Sendable {
     // MARK: Commits
 
     /// Applies a change of one file's values to this store's layers of that file and queues
-    /// what reads now see differently; called by ``PersistentDomain/publish(_:origin:postsNotification:in:)``
+    /// what reads now see differently; called by ``PersistentDomain/publish(_:origin:postsNotification:by:in:)``
     /// under the domain's state lock.
     ///
     /// - Returns: whether the caller must run ``deliverQueued()`` once it holds no lock.
