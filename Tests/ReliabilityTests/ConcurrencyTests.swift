@@ -5,7 +5,12 @@ import Synchronization
 import Testing
 
 /// Sixteen real processes writing one domain, and lock holders killed or stopped.
-@Suite("Concurrency across processes")
+///
+/// Serialized: the lock hand-off tests time a kill or a stop to the millisecond, and the
+/// sixteen-process tests of this suite saturate both cores and the disk while they run; side
+/// by side, a hand-off measured the scheduler and the disk queue (3.3 s once in a whole-suite
+/// run, 13–16 ms alone).
+@Suite("Concurrency across processes", .serialized)
 struct ConcurrencyTests {
     /// Each flush re-reads and re-encodes the whole growing file, and every other worker's
     /// watcher re-reads it too, so 8,000 flushes of up to 8,000 keys take minutes in a debug
