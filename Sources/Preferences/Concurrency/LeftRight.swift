@@ -157,7 +157,13 @@ final class LeftRight<Value: Sendable>: @unchecked Sendable {
             var spins = 0
             while counter(side: side, cpu: cpu).pointee.load(ordering: .sequentiallyConsistent) != 0 {
                 spins += 1
-                if spins > 64 { SystemCalls.yieldProcessor() }
+                // A reader preempted mid-read keeps its count until it runs again: spin a
+                // little, then yield, then sleep, so a writer never burns a core waiting.
+                if spins > 1_024 {
+                    SystemCalls.sleep(for: .microseconds(50))
+                } else if spins > 64 {
+                    SystemCalls.yieldProcessor()
+                }
             }
             cpu += 1
         }
