@@ -63,7 +63,7 @@ struct DomainState {
 
     /// What stores must be told when the file's values change from `disk` to `newDisk`:
     /// each key whose disk value changed and which neither a pending change nor a
-    /// replacement hides, with its new value, sorted by key.
+    /// replacement hides, with its new value.
     ///
     /// `changedKeys` are the keys whose disk values differ (computed by the caller outside
     /// the lock, where it may take time); this only filters them.
@@ -74,15 +74,17 @@ struct DomainState {
         return changedKeys.filter { pending[$0] == nil }.map { ($0, newDisk[$0]) }
     }
 
-    /// The keys whose values differ between two versions of a file, sorted.
+    /// The keys whose values differ between two versions of a file (in no particular order:
+    /// sorting thousands of keys on the watcher thread, for every reload, would cost more than
+    /// the comparison itself).
     static func changedKeys(from old: [String: PropertyListValue], to new: [String: PropertyListValue]) -> [String] {
         var keys: [String] = []
         for (key, value) in new where old[key] != value { keys.append(key) }
         for key in old.keys where new[key] == nil { keys.append(key) }
-        return keys.sorted()
+        return keys
     }
 
-    /// The changes between two overlays, as (key, new value) pairs sorted by key.
+    /// The changes between two overlays, as (key, new value) pairs.
     static func delta(from old: [String: PropertyListValue], to new: [String: PropertyListValue]) -> [(key: String, value: PropertyListValue?)] {
         changedKeys(from: old, to: new).map { ($0, new[$0]) }
     }

@@ -1,27 +1,44 @@
 extension ResolvedValues {
-    /// Checks that the resolved tables agree with the layers: every key resolves to the value
-    /// of the first layer that holds it, no resolution is left for a key no layer holds, the
+    /// The most keys checked in full after a commit; a larger table is checked by a sample
+    /// of this many keys, so the checks stay cheap enough to run on every commit of the test
+    /// suite (tens of thousands, some on domains of thousands of keys).
+    static let invariantCheckLimit = 256
+
+    /// Checks that the resolved tables agree with the layers: a key resolves to the value of
+    /// the first layer that holds it, no resolution is left for a key no layer holds, the
     /// typed-key array mirrors `resolved`, and the app domain's size estimate is exact.
     ///
     /// Compiled only with `PREFERENCES_INTERNAL_CHECKS` (debug builds of this package, as
-    /// swift-collections does with its internal checks); O(keys × layers), so never in release.
+    /// swift-collections does with its internal checks). Tables of up to
+    /// ``invariantCheckLimit`` keys are checked whole, larger ones by that many keys.
     func _checkInvariants() {
         #if PREFERENCES_INTERNAL_CHECKS
-        var expected: [String: Int] = [:]
-        for (index, layer) in layers.enumerated().reversed() {
-            for key in layer.values.keys { expected[key] = index }
+        let isWhole = resolved.count <= Self.invariantCheckLimit
+            && layers.allSatisfy { $0.values.count <= Self.invariantCheckLimit }
+        if isWhole {
+            var expected: [String: Int] = [:]
+            for (index, layer) in layers.enumerated().reversed() {
+                for key in layer.values.keys { expected[key] = index }
+            }
+            precondition(expected.count == resolved.count, "resolved has \(resolved.count) keys, the layers \(expected.count)")
         }
-        precondition(expected.count == resolved.count, "resolved has \(resolved.count) keys, the layers \(expected.count)")
-        for (key, index) in expected {
-            guard let resolution = resolved[key] else { preconditionFailure("\"\(key)\" is not resolved") }
+        for (key, resolution) in resolved.prefix(Self.invariantCheckLimit) {
+            guard let index = layers.firstIndex(where: { $0.values[key] != nil }) else {
+                preconditionFailure("\"\(key)\" is resolved but no layer holds it")
+            }
             precondition(resolution.layerIndex == index, "\"\(key)\" resolves to layer \(resolution.layerIndex), not \(index)")
             precondition(resolution.value == layers[index].values[key], "\"\(key)\" resolves to a stale value")
+        }
+        for layer in layers {
+            for key in layer.values.keys.prefix(Self.invariantCheckLimit) {
+                precondition(resolved[key] != nil, "\"\(key)\" is in a layer but not resolved")
+            }
         }
         for (name, slot) in slotTable where slot < slots.count {
             precondition(slots[slot] == resolved[name]?.value, "typed slot \(slot) (\"\(name)\") disagrees with resolved")
         }
         precondition(appIndex == index(of: .app), "the app layer index is stale")
-        if let appIndex {
+        if isWhole, let appIndex {
             let size = layers[appIndex].values.reduce(0) { $0 + PropertyListValue.estimatedEntrySize(key: $1.key, value: $1.value) }
             precondition(size == appDomainSize, "the app domain's size estimate is \(appDomainSize), not \(size)")
         }
