@@ -2,7 +2,7 @@ extension ResolvedValues {
     /// The most keys checked in full after a commit; a larger table is checked by a sample
     /// of this many keys, so the checks stay cheap enough to run on every commit of the test
     /// suite (tens of thousands, some on domains of thousands of keys).
-    static let invariantCheckLimit = 256
+    static let invariantCheckLimit = 32
 
     /// Checks that the resolved tables agree with the layers: a key resolves to the value of
     /// the first layer that holds it, no resolution is left for a key no layer holds, the
