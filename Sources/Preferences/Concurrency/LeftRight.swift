@@ -141,12 +141,6 @@ final class LeftRight<Value: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` with the published copy while holding the writer's turn, so no commit can
-    /// be published meanwhile: for callers that must read and then write on what they read.
-    func readExclusively<Result>(_ body: (borrowing Value) -> Result) -> Result {
-        writers.withLock { _ in body(copies[side.load(ordering: .relaxed)]) }
-    }
-
     /// Waits until no reader is on `side`'s copy. Only readers that started before the flip
     /// can be there, so this is a short wait (longer only if such a reader was preempted).
     private func waitForReaders(of side: Int) {
