@@ -7,7 +7,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 bash Tests/Scripts/install-dependencies.sh
 
 swift build --build-tests
-swift test --skip-build --skip JournaldLoggingTests --skip SystemdNotifierTests
+swift test --skip-build --skip JournaldLoggingTests --skip SystemdNotifierTests --skip ThreadStressTests
+# The thread stress test runs 16 threads on the 2 cores by design; beside every other suite it
+# starved their watcher thread and timed tests (a lock hand-off bounded at 1 s took 0.7 s): it
+# runs in a process of its own.
+swift test --skip-build --filter ThreadStressTests
 # The sd_notify tests set NOTIFY_SOCKET and WATCHDOG_* with setenv, which is not safe while
 # other threads read the environment: they run in a test process of their own.
 swift test --skip-build --filter SystemdNotifierTests
