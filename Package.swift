@@ -16,6 +16,7 @@ let package = Package(
     products: [
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Preferences", targets: ["Preferences"]),
+        .library(name: "DeclaredSettings", targets: ["DeclaredSettings"]),
         .library(name: "JournaldLogging", targets: ["JournaldLogging"]),
         .library(name: "PreferencesService", targets: ["PreferencesService"]),
         .library(name: "PreferencesConfiguration", targets: ["PreferencesConfiguration"]),
@@ -33,10 +34,12 @@ let package = Package(
     ],
     targets: [
         .target(name: "PropertyList", swiftSettings: strictSettings),
+        .target(name: "DeclaredSettings", dependencies: ["PropertyList"], swiftSettings: strictSettings),
         .target(
             name: "Preferences",
             dependencies: [
                 "PropertyList",
+                "DeclaredSettings",
                 "JournaldLogging",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),

@@ -36,13 +36,6 @@ enum PropertyListFile {
 
     /// Decodes binary, XML or old-style text by looking at the first bytes.
     static func decode(_ data: Data) throws(PropertyListError) -> PropertyListValue {
-        if data.starts(with: Array("bplist".utf8)) {
-            return try BinaryPropertyListDecoder().decode(data)
-        }
-        let text = data.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
-        if text.starts(with: Array("<?xml".utf8)) || text.starts(with: Array("<!DOCTYPE".utf8)) || text.starts(with: Array("<plist".utf8)) {
-            return try XMLPropertyListDecoder().decode(data)
-        }
-        return try OpenStepPropertyListDecoder().decode(String(decoding: data, as: UTF8.self))
+        try PropertyListValue(decodingAnyFormat: data)
     }
 }

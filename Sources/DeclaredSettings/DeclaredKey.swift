@@ -1,0 +1,112 @@
+public import PropertyList
+
+/// One key a schema declares: its type, default, allowed values and words for people.
+public struct DeclaredKey: Sendable, Hashable {
+    /// The key's name in the domain.
+    public var name: String
+    /// The type every value must have.
+    public var type: DeclaredType
+    /// What reads return when no layer holds a valid value; nil declares no default.
+    public var defaultValue: PropertyListValue?
+    /// The smallest allowed value (numbers only).
+    public var minimum: PropertyListValue?
+    /// The largest allowed value (numbers only).
+    public var maximum: PropertyListValue?
+    /// The only allowed values, if the key has a fixed set.
+    public var choices: [PropertyListValue]?
+    /// Display titles for ``choices``, in the same order (Settings.bundle `Titles`).
+    public var choiceTitles: [String]?
+    /// One line saying what the key is for: the generated key's doc comment.
+    public var summary: String?
+    /// More words, for `defaults describe`.
+    public var details: String?
+    /// Names this key had before: a stored value under one of them is moved to this name
+    /// once (see the store's migrations).
+    public var renamedFrom: [String]
+    /// The group the key is shown in (a Settings.bundle `PSGroupSpecifier` title).
+    public var group: String?
+    /// The Swift name the key generator gives the key; nil derives one from ``name``.
+    public var swiftName: String?
+
+    /// Declares a key.
+    public init(
+        name: String, type: DeclaredType, defaultValue: PropertyListValue? = nil,
+        minimum: PropertyListValue? = nil, maximum: PropertyListValue? = nil,
+        choices: [PropertyListValue]? = nil, choiceTitles: [String]? = nil,
+        summary: String? = nil, details: String? = nil, renamedFrom: [String] = [],
+        group: String? = nil, swiftName: String? = nil
+    ) {
+        self.name = name
+        self.type = type
+        self.defaultValue = defaultValue
+        self.minimum = minimum
+        self.maximum = maximum
+        self.choices = choices
+        self.choiceTitles = choiceTitles
+        self.summary = summary
+        self.details = details
+        self.renamedFrom = renamedFrom
+        self.group = group
+        self.swiftName = swiftName
+    }
+
+    /// The first rule `value` breaks, or nil if it is allowed.
+    ///
+    /// Type first (with the index path of a wrong array element), then range, then choices.
+    /// Numbers compare by value across integer and real representations, so `5` and `5.0`
+    /// are the same choice and 100 is within a maximum of `100.0`.
+    public func firstViolation(of value: PropertyListValue) -> (rule: SchemaViolation.Rule, elementPath: [Int])? {
+        if let mismatch = type.firstMismatch(in: value) {
+            if mismatch.path.isEmpty { return (.type(type), []) }
+            if case .array(let element?) = type { return (.type(element), mismatch.path) }
+            return (.type(type), mismatch.path)
+        }
+        if let minimum, let order = NumericOrder(value, minimum), order == .below {
+            return (.minimum(minimum), [])
+        }
+        if let maximum, let order = NumericOrder(value, maximum), order == .above {
+            return (.maximum(maximum), [])
+        }
+        if let choices, !choices.contains(where: { Self.same(value, $0) }) {
+            return (.choices(choices), [])
+        }
+        return nil
+    }
+
+    /// Whether `value` keeps every rule: the cheap question the resolver asks.
+    @inlinable
+    public func admits(_ value: PropertyListValue) -> Bool {
+        firstViolation(of: value) == nil
+    }
+
+    /// Whether two values are the same choice: equal, or equal numbers.
+    static func same(_ lhs: PropertyListValue, _ rhs: PropertyListValue) -> Bool {
+        if lhs == rhs { return true }
+        return NumericOrder(lhs, rhs) == .equal
+    }
+}
+
+/// How a number compares with a bound, across integer and real representations.
+enum NumericOrder: Equatable {
+    case below, equal, above
+
+    /// Nil when either side is not a number (or is NaN).
+    init?(_ value: PropertyListValue, _ bound: PropertyListValue) {
+        switch (value, bound) {
+        case (.integer(let lhs), .integer(let rhs)):
+            self = lhs < rhs ? .below : (lhs == rhs ? .equal : .above)
+        default:
+            guard let lhs = Self.real(value), let rhs = Self.real(bound), !lhs.isNaN, !rhs.isNaN else { return nil }
+            self = lhs < rhs ? .below : (lhs == rhs ? .equal : .above)
+        }
+    }
+
+    static func real(_ value: PropertyListValue) -> Double? {
+        switch value {
+        case .integer(let integer): integer.doubleValue
+        case .double(let double): double
+        case .float(let float): Double(float)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,185 @@
+public import Foundation
+import PropertyList
+
+extension PreferenceSchema {
+    /// Parses a native schema: a property-list dictionary (XML, binary or old-style text).
+    ///
+    /// ```xml
+    /// <dict>
+    ///   <key>Domain</key>  <string>com.example.greeter</string>   <!-- optional -->
+    ///   <key>Keys</key>
+    ///   <dict>
+    ///     <key>Volume</key>
+    ///     <dict>
+    ///       <key>Type</key>        <string>integer</string>
+    ///       <key>Default</key>     <integer>50</integer>
+    ///       <key>Minimum</key>     <integer>0</integer>
+    ///       <key>Maximum</key>     <integer>100</integer>
+    ///       <key>Summary</key>     <string>How loud the greeting is.</string>
+    ///       <key>RenamedFrom</key> <array><string>SoundLevel</string></array>
+    ///     </dict>
+    ///   </dict>
+    /// </dict>
+    /// ```
+    ///
+    /// Per key: `Type` (required: `string`, `integer`, `real`, `boolean`, `date`, `data`,
+    /// `array`, `dictionary`), `ElementType` (arrays), `Default`, `Minimum` and `Maximum`
+    /// (numbers), `Choices`, `ChoiceTitles`, `Summary`, `Description`, `RenamedFrom` (a string
+    /// or an array of strings), `Group`, `SwiftName`. Any other field is an error, so a
+    /// misspelt rule is never silently ignored.
+    ///
+    /// - Throws: ``SchemaError`` naming `path` and the key path of the first problem.
+    public init(native data: Data, path: String) throws(SchemaError) {
+        let root: PropertyListValue
+        do throws(PropertyListError) {
+            root = try PropertyListValue(decodingAnyFormat: data)
+        } catch {
+            throw SchemaError(.invalidPropertyList, path: path, "the file is not a property list: \(error)")
+        }
+        try self.init(nativePropertyList: root, path: path)
+    }
+
+    /// Parses a native schema already decoded (see ``init(native:path:)``).
+    public init(nativePropertyList root: PropertyListValue, path: String) throws(SchemaError) {
+        var parser = NativeSchemaParser(path: path)
+        self = try parser.parse(root)
+    }
+}
+
+/// The checks behind ``PreferenceSchema/init(native:path:)``, one key path at a time.
+struct NativeSchemaParser {
+    let path: String
+
+    static let topFields: Set<String> = ["Domain", "Keys", "Version"]
+    static let keyFields: Set<String> = [
+        "Type", "ElementType", "Default", "Minimum", "Maximum", "Choices", "ChoiceTitles", "Summary", "Description",
+        "RenamedFrom", "Group", "SwiftName",
+    ]
+
+    func fail(_ code: SchemaError.Code, _ keyPath: String, _ reason: String) -> SchemaError {
+        SchemaError(code, path: path, keyPath: keyPath, reason)
+    }
+
+    mutating func parse(_ root: PropertyListValue) throws(SchemaError) -> PreferenceSchema {
+        guard case .dictionary(let top) = root else {
+            throw fail(.malformed, "", "the top value is \(SchemaViolation.render(root)), not a dictionary")
+        }
+        for field in top.keys.sorted() where !Self.topFields.contains(field) {
+            throw fail(.malformed, field, "unknown field; a schema has Domain, Keys and Version")
+        }
+        var domain: String?
+        if let value = top["Domain"] {
+            guard case .string(let name) = value else { throw fail(.malformed, "Domain", "must be a string") }
+            domain = name
+        }
+        if let version = top["Version"], version != .integer(1) {
+            throw fail(.malformed, "Version", "this library reads schema version 1, not \(SchemaViolation.render(version))")
+        }
+        guard let keysValue = top["Keys"] else { throw fail(.malformed, "Keys", "missing: a schema declares its keys under Keys") }
+        guard case .dictionary(let entries) = keysValue else { throw fail(.malformed, "Keys", "must be a dictionary of key declarations") }
+        var keys: [DeclaredKey] = []
+        for name in entries.keys.sorted() {
+            keys.append(try parseKey(name, entries[name]!))
+        }
+        try checkRenames(keys, place: { "Keys.\($0).RenamedFrom" })
+        return PreferenceSchema(keys: keys, path: path, format: .native, files: [path], domain: domain)
+    }
+
+    func parseKey(_ name: String, _ value: PropertyListValue) throws(SchemaError) -> DeclaredKey {
+        let at = "Keys.\(name)"
+        guard !name.isEmpty else { throw fail(.malformed, "Keys", "a key's name is empty") }
+        guard case .dictionary(let fields) = value else { throw fail(.malformed, at, "must be a dictionary with at least a Type") }
+        for field in fields.keys.sorted() where !Self.keyFields.contains(field) {
+            throw fail(.malformed, "\(at).\(field)", "unknown field; a key has " + Self.keyFields.sorted().joined(separator: ", "))
+        }
+        func string(_ field: String) throws(SchemaError) -> String? {
+            guard let value = fields[field] else { return nil }
+            guard case .string(let text) = value else { throw fail(.malformed, "\(at).\(field)", "must be a string") }
+            return text
+        }
+        guard let typeName = try string("Type") else { throw fail(.malformed, "\(at).Type", "missing: every key declares its type") }
+        guard var type = DeclaredType(name: typeName) else {
+            throw fail(.unknownType, "\(at).Type", "unknown type \"\(typeName)\"; use string, integer, real, boolean, date, data, array or dictionary")
+        }
+        if let elementName = try string("ElementType") {
+            guard case .array = type else { throw fail(.malformed, "\(at).ElementType", "only arrays have an element type") }
+            guard let element = DeclaredType(name: elementName) else {
+                throw fail(.unknownType, "\(at).ElementType", "unknown type \"\(elementName)\"")
+            }
+            type = .array(element: element)
+        }
+        var key = DeclaredKey(name: name, type: type)
+        key.summary = try string("Summary")
+        key.details = try string("Description")
+        key.group = try string("Group")
+        key.swiftName = try string("SwiftName")
+        switch fields["RenamedFrom"] {
+        case nil: break
+        case .string(let old)?: key.renamedFrom = [old]
+        case .array(let olds)?:
+            for (index, old) in olds.enumerated() {
+                guard case .string(let text) = old, !text.isEmpty else {
+                    throw fail(.malformed, "\(at).RenamedFrom[\(index)]", "must be a key name (a non-empty string)")
+                }
+                key.renamedFrom.append(text)
+            }
+        default: throw fail(.malformed, "\(at).RenamedFrom", "must be a string or an array of strings")
+        }
+        for bound in ["Minimum", "Maximum"] {
+            guard let value = fields[bound] else { continue }
+            guard type.isNumeric else { throw fail(.malformed, "\(at).\(bound)", "only integer and real keys have a range") }
+            guard type.admits(value) else { throw fail(.malformed, "\(at).\(bound)", "must be \(type.withArticle), not \(SchemaViolation.render(value))") }
+            if bound == "Minimum" { key.minimum = value } else { key.maximum = value }
+        }
+        if let minimum = key.minimum, let maximum = key.maximum, NumericOrder(minimum, maximum) == .above {
+            throw fail(.invalidDefault, "\(at).Minimum", "the minimum \(SchemaViolation.render(minimum)) is above the maximum \(SchemaViolation.render(maximum))")
+        }
+        if let value = fields["Choices"] {
+            guard case .array(let choices) = value, !choices.isEmpty else {
+                throw fail(.malformed, "\(at).Choices", "must be a non-empty array of allowed values")
+            }
+            var rangeOnly = key
+            rangeOnly.choices = nil
+            for (index, choice) in choices.enumerated() {
+                if let (rule, _) = rangeOnly.firstViolation(of: choice) {
+                    throw fail(.invalidDefault, "\(at).Choices[\(index)]", "\(SchemaViolation.render(choice)) \(rule)")
+                }
+            }
+            key.choices = choices
+        }
+        if let value = fields["ChoiceTitles"] {
+            guard case .array(let titles) = value, let strings = Optional(titles.compactMap(\.stringValue)),
+                strings.count == titles.count, strings.count == key.choices?.count
+            else {
+                throw fail(.malformed, "\(at).ChoiceTitles", "must be an array of strings, one for each of Choices")
+            }
+            key.choiceTitles = strings
+        }
+        if let value = fields["Default"] {
+            if let (rule, elements) = key.firstViolation(of: value) {
+                let element = elements.isEmpty ? "" : " (element " + elements.map { "[\($0)]" }.joined() + ")"
+                throw fail(.invalidDefault, "\(at).Default", "the default \(SchemaViolation.render(value)) breaks its own rule: \(rule)\(element)")
+            }
+            key.defaultValue = value
+        }
+        return key
+    }
+
+    /// Old names must be distinct and must not be declared keys themselves: a value cannot
+    /// move to two places, nor away from a key that is still in use.
+    func checkRenames(_ keys: [DeclaredKey], place: (String) -> String) throws(SchemaError) {
+        let declared = Set(keys.map(\.name))
+        var seen: [String: String] = [:]
+        for key in keys {
+            for old in key.renamedFrom {
+                if declared.contains(old) {
+                    throw fail(.duplicateKey, place(key.name), "\"\(old)\" is declared as a key itself, so it cannot be an old name")
+                }
+                if let other = seen[old], other != key.name {
+                    throw fail(.duplicateKey, place(key.name), "\"\(old)\" is also an old name of \(other)")
+                }
+                seen[old] = key.name
+            }
+        }
+    }
+}
