@@ -124,7 +124,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PreferencesTests",
-            dependencies: ["Preferences", "TestSupport", "PreferencesWorker"],
+            dependencies: [
+                "Preferences", "TestSupport", "PreferencesWorker",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -69,11 +69,23 @@ public struct PreferenceSchema: Sendable, Hashable {
     /// checks: a store reads schemas it finds through its own checked reader.
     public init(contentsOf path: String) throws(SchemaError) {
         let reader = SchemaFileReader.unchecked
-        if let bundle = SettingsBundle.bundleDirectory(of: path) {
+        if let bundle = Self.settingsBundleDirectory(of: path) {
             self = try SettingsBundle.read(bundle: bundle, reader: reader)
         } else {
             self = try PreferenceSchema(native: reader.read(path), path: path)
         }
+    }
+
+    /// Reads the Settings.bundle directory `bundle` (its `Root.plist` and child panes),
+    /// every file through `reader`.
+    public init(settingsBundle bundle: String, reader: SchemaFileReader) throws(SchemaError) {
+        self = try SettingsBundle.read(bundle: bundle, reader: reader)
+    }
+
+    /// The bundle directory when `path` names a Settings.bundle (`X.bundle`, `X.bundle/` or
+    /// `X.bundle/Root.plist`), else nil.
+    public static func settingsBundleDirectory(of path: String) -> String? {
+        SettingsBundle.bundleDirectory(of: path)
     }
 }
 

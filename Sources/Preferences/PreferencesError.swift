@@ -39,6 +39,12 @@ public struct PreferencesError: Error, Sendable, Hashable, CustomStringConvertib
         /// A property-list file named by the program is not a valid property list in any of
         /// the binary, XML or old-style text formats.
         public static let invalidPropertyList = Code("invalidPropertyList")
+        /// A value that breaks the rule its key is declared with in the domain's schema;
+        /// ``PreferencesError/violation`` says which key, value and rule.
+        public static let schemaViolation = Code("schemaViolation")
+        /// A schema the program named cannot be used; ``PreferencesError/schemaError`` says
+        /// which file, where in it, and why.
+        public static let invalidSchema = Code("invalidSchema")
     }
 
     /// The kind of failure.
@@ -49,6 +55,10 @@ public struct PreferencesError: Error, Sendable, Hashable, CustomStringConvertib
     public let errno: Int32?
     /// What happened and why, in words.
     public let reason: String
+    /// For `schemaViolation`: the key, the value, the rule and the schema.
+    public let violation: SchemaViolation?
+    /// For `invalidSchema`: the schema's own error.
+    public let schemaError: SchemaError?
 
     /// Creates an error.
     public init(_ code: Code, path: String? = nil, errno: Int32? = nil, _ reason: String) {
@@ -56,6 +66,28 @@ public struct PreferencesError: Error, Sendable, Hashable, CustomStringConvertib
         self.path = path
         self.errno = errno
         self.reason = reason
+        violation = nil
+        schemaError = nil
+    }
+
+    /// Creates a `schemaViolation` error for `violation`; its path is the schema's.
+    public init(_ violation: SchemaViolation) {
+        code = .schemaViolation
+        path = violation.schemaPath
+        errno = nil
+        reason = "\(violation.key) \(violation.rule), not \(SchemaViolation.render(violation.value)); the value was not set"
+        self.violation = violation
+        schemaError = nil
+    }
+
+    /// Creates an `invalidSchema` error for `error`.
+    public init(_ error: SchemaError) {
+        code = .invalidSchema
+        path = error.path
+        errno = nil
+        reason = (error.keyPath.isEmpty ? "" : "at \(error.keyPath): ") + error.reason
+        violation = nil
+        schemaError = error
     }
 
     /// What happened, to which file, and why.

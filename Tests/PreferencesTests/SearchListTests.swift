@@ -23,6 +23,7 @@ struct SearchListTests {
         case .system: try fixture.plant(values, at: fixture.systemFile(domain), mode: 0o644)
         case .systemGlobal: try fixture.plant(values, at: fixture.systemFile(DomainLocations.globalFileStem), mode: 0o644)
         case .registration: break  // registered after the store exists
+        case .declared: try fixture.installSchema([key: ["Type": "string", "Default": .string(value)]], for: domain)
         }
     }
 
@@ -38,7 +39,7 @@ struct SearchListTests {
         try Self.put(lower, key: "Key", value: "\(lower)", fixture: fixture)
         let store = try fixture.store(Self.domain)
         store.addSuite(named: Self.suite)
-        if lower == .registration { store.register(defaults: ["Key": "registration"]) }
+        if higher == .registration || lower == .registration { store.register(defaults: ["Key": "registration"]) }
         #expect(store.string(forKey: "Key") == "\(higher)")
         #expect(store.objectIsForced(forKey: "Key") == (higher == .managed))
         // Remove the winner's value where this process can; the lower layer shows through.

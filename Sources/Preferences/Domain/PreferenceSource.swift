@@ -23,6 +23,8 @@ public struct PreferenceSource: Sendable, Hashable {
         case systemGlobal = "system global"
         /// `register(defaults:)`, in memory only.
         case registration
+        /// A default declared by the domain's schema (the path is the schema's).
+        case declared
     }
 
     /// The kind of layer.
@@ -31,12 +33,15 @@ public struct PreferenceSource: Sendable, Hashable {
     public let path: String?
     /// The value this layer holds for the key.
     public let value: PropertyListValue
+    /// The schema rule the value breaks, if it breaks one: reads pass over such a value.
+    public let violation: SchemaViolation?
 
     /// Creates a source.
-    public init(layer: Layer, path: String?, value: PropertyListValue) {
+    public init(layer: Layer, path: String?, value: PropertyListValue, violation: SchemaViolation? = nil) {
         self.layer = layer
         self.path = path
         self.value = value
+        self.violation = violation
     }
 }
 
@@ -54,6 +59,7 @@ extension PreferenceSource.Layer {
         case .system: self = .system
         case .systemGlobal: self = .systemGlobal
         case .registration: self = .registration
+        case .declared: self = .declared
         }
     }
 }

@@ -21,6 +21,8 @@ enum SearchLayer: Int, Sendable, Hashable, Comparable, CaseIterable {
     case systemGlobal
     /// Values from `register(defaults:)`, in memory only.
     case registration
+    /// The defaults the domain's schema declares, below what code registers.
+    case declared
 
     static func < (lhs: SearchLayer, rhs: SearchLayer) -> Bool { lhs.rawValue < rhs.rawValue }
 }

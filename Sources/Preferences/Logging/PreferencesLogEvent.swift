@@ -13,6 +13,14 @@ enum PreferencesLogEvent: String, Sendable, CaseIterable {
     case sizeWarning
     /// A set was refused because the domain would exceed its hard size limit (error).
     case sizeRefused
+    /// A set of a declared key broke its schema and was refused (warning).
+    case schemaViolation
+    /// A stored value of a declared key breaks its schema and reads as the default (warning).
+    case invalidStoredValue
+    /// A domain's schema could not be used; the domain works without it (error).
+    case schemaUnusable
+    /// A value was moved from a key's old name to its declared name (info).
+    case migrated
 
     /// The 128-bit id, as journald writes it: 32 lowercase hex digits.
     var messageID: String {
@@ -22,6 +30,10 @@ enum PreferencesLogEvent: String, Sendable, CaseIterable {
         case .unreadable: "7ea7d374aa6a423db4198c9d363f2d95"
         case .sizeWarning: "cde19ffe71da435783b857a19e271e31"
         case .sizeRefused: "7d199ead685a4294a32f660bd3ab101f"
+        case .schemaViolation: "5b0f3c2e9d7a4e61a8c4f27d13e9b605"
+        case .invalidStoredValue: "c8e2a4716f3b4d09b5e1d7a2f60c9e84"
+        case .schemaUnusable: "2f9d6b1ae0c74583a6d3e8b5c1f47a29"
+        case .migrated: "91a7e3c5d2b64f08b3e9a1c7d5f26e40"
         }
     }
 }

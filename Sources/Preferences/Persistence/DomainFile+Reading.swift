@@ -42,7 +42,7 @@ extension DomainFile {
     /// The identity is taken before reading, so a file rewritten in place while it is read
     /// has a newer identity than the one returned, and the next change check reloads it
     /// rather than keeping a torn read.
-    func readCheckedBytes(policy: FilePolicy) throws(PreferencesError) -> (bytes: [UInt8], identity: FileIdentity)? {
+    func readCheckedBytes(policy: FilePolicy, role: String = "the domain file") throws(PreferencesError) -> (bytes: [UInt8], identity: FileIdentity)? {
         let descriptor: FileDescriptor
         do {
             descriptor = try Errno.typed {
@@ -56,15 +56,15 @@ extension DomainFile {
             case .tooManySymbolicLinkLevels:
                 throw PreferencesError(
                     .symbolicLink, path: path, errno: error.rawValue,
-                    "the domain file is a symbolic link; links are never followed, so replace it with the file itself")
+                    "\(role) is a symbolic link; links are never followed, so replace it with the file itself")
             case .noSuchAddressOrDevice:
                 // What opening a Unix socket gives.
                 throw PreferencesError(
                     .notRegularFile, path: path, errno: error.rawValue,
-                    "the domain file is a socket or device, not a regular file; remove it so that a regular file can take its place")
+                    "\(role) is a socket or device, not a regular file; remove it so that a regular file can take its place")
             default:
                 throw PreferencesError(
-                    .io, path: path, errno: error.rawValue, "the domain file could not be opened for reading: \(error)")
+                    .io, path: path, errno: error.rawValue, "\(role) could not be opened for reading: \(error)")
             }
         }
         // A read-only descriptor has nothing to flush, so a failed close cannot lose data.
@@ -74,9 +74,9 @@ extension DomainFile {
         do {
             status = try descriptor.stat()
         } catch {
-            throw PreferencesError(.io, path: path, errno: error.rawValue, "the domain file's status could not be read: \(error)")
+            throw PreferencesError(.io, path: path, errno: error.rawValue, "\(role)'s status could not be read: \(error)")
         }
-        try policy.check(status, path: path, role: "the domain file")
+        try policy.check(status, path: path, role: role)
         let bytes = try readAll(descriptor, expectedSize: Int(status.size), limit: policy.sizeLimit)
         return (bytes, FileIdentity(status))
     }

@@ -5,9 +5,15 @@ extension PreferenceStore {
     /// why a read returns what it does (`defaults explain`).
     public func sources(forKey key: String) -> [PreferenceSource] {
         snapshot.read { state in
-            state.pointee.layers.compactMap { layer in
-                layer.values[key].map {
-                    PreferenceSource(layer: PreferenceSource.Layer(layer.kind), path: layer.source?.file.path, value: $0)
+            let schema = state.pointee.declared?.schema
+            return state.pointee.layers.compactMap { layer in
+                layer.values[key].map { value in
+                    if layer.kind == .declared {
+                        return PreferenceSource(layer: .declared, path: schema?.path, value: value)
+                    }
+                    return PreferenceSource(
+                        layer: PreferenceSource.Layer(layer.kind), path: layer.source?.file.path, value: value,
+                        violation: schema?.violation(setting: value, forKey: key))
                 }
             }
         }

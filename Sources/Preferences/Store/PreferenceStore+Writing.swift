@@ -54,19 +54,26 @@ extension PreferenceStore {
     /// value a key already has does nothing at all. A set that would make the domain larger
     /// than its hard size limit is refused (logged, and `sizeLimitExceededNotification` is
     /// posted); use ``trySet(_:forKey:)`` to be told.
+    ///
+    /// A value that breaks the rule its key is declared with in the domain's schema is not
+    /// set either: the key keeps its value and a warning naming the key, the value, the rule
+    /// and the schema is logged.
     public func setValue(_ value: PropertyListValue?, forKey key: String) {
         do throws(PreferencesError) {
             try trySet(value, forKey: key)
         } catch {
-            // Already logged and notified; the non-throwing API only refuses.
+            // A size refusal is already logged and notified; the non-throwing API only refuses.
+            if let violation = error.violation { reportViolation(violation) }
         }
     }
 
     /// Stores a property-list value, or removes the key for nil, throwing instead of
     /// silently refusing a set that would cross the hard size limit.
     ///
-    /// - Throws: ``PreferencesError`` with code `tooLarge`; nothing was changed.
+    /// - Throws: ``PreferencesError`` with code `schemaViolation` (its ``PreferencesError/violation``
+    ///   names the key, the value, the rule and the schema) or `tooLarge`; nothing was changed.
     public func trySet(_ value: PropertyListValue?, forKey key: String) throws(PreferencesError) {
+        if let violation = schemaViolation(setting: value, forKey: key) { throw PreferencesError(violation) }
         // Prior notifications go out before the change, with no lock held.
         if observers.wantsPrior(key) {
             let preview = snapshot.read { state -> ResolvedValues.Change? in
@@ -176,10 +183,15 @@ extension PreferenceStore {
     /// it must be quick and must not use preferences itself (a flush from inside it would
     /// wait for its own lock). Observers hear of the result after the write, as a change
     /// read from the file.
+    ///
+    /// - Throws: ``PreferencesError``: `schemaViolation` if `body` leaves a value that breaks
+    ///   the key's declaration (nothing is written), or why the write failed.
     public func modify<Result: Sendable>(forKey key: String, _ body: (inout PropertyListValue?) -> Result) throws(PreferencesError) -> Result {
-        try appDomain.modify(changing: [key]) { values throws(PreferencesError) -> Result in
+        let schema = snapshot.read { state in state.pointee.declared }?.schema
+        return try appDomain.modify(changing: [key]) { values throws(PreferencesError) -> Result in
             var value = values[key]
             let result = body(&value)
+            if let violation = schema?.violation(setting: value, forKey: key) { throw PreferencesError(violation) }
             values[key] = value
             return result
         }

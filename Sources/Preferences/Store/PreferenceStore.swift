@@ -64,6 +64,12 @@ public final class PreferenceStore: Sendable {
         var volatileDomains: [String: [String: PropertyListValue]] = [:]
         /// Domains this store changed through the persistent-domain API, for `flush()`.
         var touchedDomains: [String: PersistentDomain] = [:]
+        /// Where the domain's schema is looked up, and what the last lookup found.
+        var schemaLookup: SchemaLookup
+        var schemaOutcome: SchemaLookup.Outcome
+        /// The schema files and directories watched, and their registrations.
+        var schemaWatchedEntries: [SchemaLookup.Entry] = []
+        var schemaWatches: [DirectoryWatcher.Registration] = []
     }
 
     /// Opens the store for a suite (a domain shared with other programs), as
@@ -88,14 +94,23 @@ public final class PreferenceStore: Sendable {
         self.configuration = configuration
         layout = DomainFileLayout(configuration: configuration)
         appDomain = layout.userDomain(stem: name.rawValue)
-        extras = ThreadLock(Extras(), rank: .storeExtras)
+        // The schema is read before the first snapshot, so no read ever sees the domain
+        // without its declared defaults.
+        let layout = layout
+        let lookup = SchemaLookup(
+            domain: name.rawValue,
+            place: .searchPath(SchemaSearchPath(environment: configuration.environment, home: layout.locations.homeDirectory)))
+        let outcome = lookup.find()
+        let declared = outcome.schema.map { DeclaredSchema($0, domain: name.rawValue, logger: layout.logger) }
+        extras = ThreadLock(Extras(schemaLookup: lookup, schemaOutcome: outcome), rank: .storeExtras)
         snapshot = LeftRight(ResolvedValues(layers: [], slotTable: [:]), rank: .storeSnapshot)
-        let (layers, versions) = makeLayers(suites: [])
+        let (layers, versions) = makeLayers(suites: [], declaredDefaults: declared?.schema.defaults ?? [:])
         // Resolved once; the two copies share its storage until the first write to each.
-        let initial = ResolvedValues(layers: layers, slotTable: KeySlots.table)
+        let initial = ResolvedValues(layers: layers, slotTable: KeySlots.table, declared: declared)
         snapshot.write { $0 = initial }
         // A change published between subscribing and the write above found no layer here.
         resynchronize(layers, since: versions)
+        followSchema(outcome, of: lookup, isNew: true)
     }
 
     deinit {
@@ -121,7 +136,8 @@ public final class PreferenceStore: Sendable {
     /// the file) and subscribed to, so every later change of its file reaches this store,
     /// with the version of each file's values (see ``resynchronize(_:since:)``).
     func makeLayers(suites: [String], registration: [String: PropertyListValue] = [:],
-                    arguments: [String: PropertyListValue]? = nil) -> ([ResolvedValues.Layer], [ObjectIdentifier: UInt64]) {
+                    arguments: [String: PropertyListValue]? = nil,
+                    declaredDefaults: [String: PropertyListValue] = [:]) -> ([ResolvedValues.Layer], [ObjectIdentifier: UInt64]) {
         typealias Layer = ResolvedValues.Layer
         let global = DomainLocations.globalFileStem
         var layers: [Layer] = []
@@ -142,6 +158,7 @@ public final class PreferenceStore: Sendable {
         add(.system, systemDomain(directory: locations.systemDirectory, stem: domain))
         add(.systemGlobal, systemDomain(directory: locations.systemDirectory, stem: global))
         layers.append(Layer(kind: .registration, source: nil, values: registration))
+        layers.append(Layer(kind: .declared, source: nil, values: declaredDefaults))
         return (layers, versions)
     }
 

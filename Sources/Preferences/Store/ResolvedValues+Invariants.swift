@@ -18,19 +18,22 @@ extension ResolvedValues {
         if isWhole {
             var expected: [String: Int] = [:]
             for (index, layer) in layers.enumerated().reversed() {
-                for key in layer.values.keys { expected[key] = index }
+                for (key, value) in layer.values where isValid(value, forKey: key, inLayer: index) { expected[key] = index }
             }
             precondition(expected.count == resolved.count, "resolved has \(resolved.count) keys, the layers \(expected.count)")
         }
         for (key, resolution) in resolved.prefix(Self.invariantCheckLimit) {
-            guard let index = layers.firstIndex(where: { $0.values[key] != nil }) else {
+            let winner = layers.indices.first { index in
+                layers[index].values[key].map { isValid($0, forKey: key, inLayer: index) } ?? false
+            }
+            guard let index = winner else {
                 preconditionFailure("\"\(key)\" is resolved but no layer holds it")
             }
             precondition(resolution.layerIndex == index, "\"\(key)\" resolves to layer \(resolution.layerIndex), not \(index)")
             precondition(resolution.value == layers[index].values[key], "\"\(key)\" resolves to a stale value")
         }
-        for layer in layers {
-            for key in layer.values.keys.prefix(Self.invariantCheckLimit) {
+        for (index, layer) in layers.enumerated() {
+            for (key, value) in layer.values.prefix(Self.invariantCheckLimit) where isValid(value, forKey: key, inLayer: index) {
                 precondition(resolved[key] != nil, "\"\(key)\" is in a layer but not resolved")
             }
         }
@@ -43,5 +46,11 @@ extension ResolvedValues {
             precondition(size == appDomainSize, "the app domain's size estimate is \(appDomainSize), not \(size)")
         }
         #endif
+    }
+
+    /// Whether a layer's value may win under the schema (see `admits`), without recording it.
+    private func isValid(_ value: PropertyListValue, forKey key: String, inLayer index: Int) -> Bool {
+        guard let declaration = declared?.declaration(key), layers[index].kind != .declared else { return true }
+        return declaration.admits(value)
     }
 }

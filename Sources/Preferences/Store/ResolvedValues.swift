@@ -59,10 +59,15 @@ struct ResolvedValues: Sendable {
     private(set) var appDomainSize = 0
     /// The number of commits applied: readers can tell two snapshots apart by it.
     private(set) var commit: UInt64 = 0
+    /// The domain's schema, if it has one. Resolution passes over a stored value that breaks
+    /// its key's declaration (in any layer but the declared defaults'), so reads never
+    /// validate: the check is made once, when a value enters the snapshot.
+    private(set) var declared: DeclaredSchema?
 
-    init(layers: [Layer], slotTable: [String: Int]) {
+    init(layers: [Layer], slotTable: [String: Int], declared: DeclaredSchema? = nil) {
         self.layers = layers
         self.slotTable = slotTable
+        self.declared = declared
         appIndex = index(of: .app)
         measureAppDomain()
         resolveAll()
@@ -82,6 +87,33 @@ struct ResolvedValues: Sendable {
         appIndex = index(of: .app)
         measureAppDomain()
         resolveAll()
+        return changes(since: before)
+    }
+
+    /// Puts a schema in place (or removes it, for nil): the declared-defaults layer takes its
+    /// defaults and every key is resolved again under its rules.
+    /// - Returns: every key whose winning value changed.
+    mutating func setSchema(_ declared: DeclaredSchema?) -> [Change] {
+        let before = resolved
+        self.declared = declared
+        if let index = index(of: .declared) {
+            layers[index].values = declared?.schema.defaults ?? [:]
+        }
+        resolveAll()
+        return changes(since: before)
+    }
+
+    /// Whether the value `layer` holds for `key` may win: always without a declaration, and
+    /// always for the declared defaults (the schema checked them when it was read).
+    @inline(__always)
+    private func admits(_ value: PropertyListValue, forKey key: String, declaration: DeclaredKey?, inLayer index: Int) -> Bool {
+        guard let declaration, layers[index].kind != .declared, !declaration.admits(value) else { return true }
+        declared?.noteInvalid(value, forKey: key, path: layers[index].source?.file.path)
+        return false
+    }
+
+    /// The keys whose winning value differs from `before`, sorted by key.
+    private func changes(since before: [String: Resolution]) -> [Change] {
         var changes: [Change] = []
         for (key, old) in before where resolved[key]?.value != old.value {
             changes.append(Change(key: key, old: old.value, new: resolved[key]?.value))
@@ -167,9 +199,10 @@ struct ResolvedValues: Sendable {
     /// What setting `key` to `value` in layer `index` would change, without changing anything.
     func previewSet(_ value: PropertyListValue?, forKey key: String, inLayer index: Int) -> Change? {
         var winner: PropertyListValue? = nil
+        let declaration = declared?.declaration(key)
         for position in layers.indices {
             let candidate = position == index ? value : layers[position].values[key]
-            if let candidate {
+            if let candidate, admits(candidate, forKey: key, declaration: declaration, inLayer: position) {
                 winner = candidate
                 break
             }
@@ -195,16 +228,20 @@ struct ResolvedValues: Sendable {
         _ key: String, knowing known: (layer: Int, value: PropertyListValue?)
     ) -> (old: Resolution?, new: Resolution?) {
         var winner: (value: PropertyListValue, layerIndex: Int)? = nil
+        // Looked up once per resolution, and only when the domain has a schema.
+        let declaration = declared?.declaration(key)
         // By index: iterating the layers would copy each one (and retain its dictionary).
         for index in layers.indices {
             if index == known.layer {
-                if let value = known.value {
+                if let value = known.value, admits(value, forKey: key, declaration: declaration, inLayer: index) {
                     winner = (value, index)
                     break
                 }
                 continue
             }
-            guard !layers[index].values.isEmpty, let value = layers[index].values[key] else { continue }
+            guard !layers[index].values.isEmpty, let value = layers[index].values[key],
+                admits(value, forKey: key, declaration: declaration, inLayer: index)
+            else { continue }
             winner = (value, index)
             break
         }
@@ -240,6 +277,7 @@ struct ResolvedValues: Sendable {
         // Lowest precedence first, so higher layers overwrite.
         for (index, layer) in layers.enumerated().reversed() {
             for (key, value) in layer.values {
+                if declared != nil, !admits(value, forKey: key, declaration: declared?.declaration(key), inLayer: index) { continue }
                 merged[key] = Resolution(value: value, layerIndex: index)
             }
         }

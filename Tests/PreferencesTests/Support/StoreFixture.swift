@@ -9,6 +9,8 @@ final class StoreFixture {
     let userDirectory: String
     let systemDirectory: String
     let homeDirectory: String
+    /// The only schema directory the fixture's stores search (`PREFERENCES_SCHEMA_PATH`).
+    let schemaDirectory: String
     var arguments: [String] = ["test"]
 
     init() throws {
@@ -16,11 +18,15 @@ final class StoreFixture {
         userDirectory = directory.file("preferences").path
         systemDirectory = directory.file("system").path
         homeDirectory = directory.file("home").path
+        schemaDirectory = directory.file("schemas").path
         try FileManager.default.createDirectory(atPath: homeDirectory, withIntermediateDirectories: true)
     }
 
     var environment: [String: String] {
-        ["PREFERENCES_HOME": userDirectory, "PREFERENCES_SYSTEM_DIR": systemDirectory, "HOME": homeDirectory]
+        [
+            "PREFERENCES_HOME": userDirectory, "PREFERENCES_SYSTEM_DIR": systemDirectory, "HOME": homeDirectory,
+            "PREFERENCES_SCHEMA_PATH": schemaDirectory,
+        ]
     }
 
     var configuration: PreferenceStore.Configuration {
@@ -60,6 +66,20 @@ final class StoreFixture {
         // trust an unchanged identity within one tick of the file-system clock.
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+    }
+
+    /// Installs a native schema for `domain` in the fixture's schema directory, as a package
+    /// would: written to a temporary name and renamed into place, mode 0644.
+    @discardableResult
+    func installSchema(_ keys: [String: PropertyListValue], for domain: String = "com.example.test") throws -> String {
+        try FileManager.default.createDirectory(atPath: schemaDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let path = "\(schemaDirectory)/\(domain).plist"
+        let bytes = XMLPropertyListEncoder().encode(.dictionary(["Keys": .dictionary(keys)]))
+        let temporary = "\(schemaDirectory)/.\(domain).plist.new"
+        try Data(bytes).write(to: URL(fileURLWithPath: temporary))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: temporary)
+        guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        return path
     }
 
     /// Reads a domain file straight from disk with our decoder.

@@ -1,0 +1,150 @@
+import Foundation
+import SystemPackage
+
+/// Finds and reads a domain's schema the way a store trusts files: no links followed, owned
+/// by this user or root, not writable by group or others, in a directory that is not either.
+struct SchemaLookup: Sendable, Equatable {
+    /// What a lookup found.
+    enum Outcome: Sendable, Equatable {
+        /// No schema: the domain's keys are all free-form.
+        case none
+        /// A usable schema.
+        case found(PreferenceSchema)
+        /// A schema file exists but cannot be used; the domain works without it.
+        case failed(SchemaError)
+
+        var schema: PreferenceSchema? {
+            if case .found(let schema) = self { schema } else { nil }
+        }
+
+        var error: SchemaError? {
+            if case .failed(let error) = self { error } else { nil }
+        }
+    }
+
+    /// Where to look: the search path's candidates, or one path named by the program.
+    enum Place: Sendable, Equatable {
+        case searchPath(SchemaSearchPath)
+        case file(String)
+    }
+
+    let domain: String
+    let place: Place
+
+    /// A name in a directory that a change of the schema may show up as.
+    struct Entry: Sendable, Hashable {
+        var directory: String
+        var name: String
+
+        init(directory: String, name: String) {
+            self.directory = directory
+            self.name = name
+        }
+
+        /// The entry for an absolute path.
+        init(path: String) {
+            let url = URL(fileURLWithPath: path).standardized
+            self.init(directory: url.deletingLastPathComponent().path, name: url.lastPathComponent)
+        }
+    }
+
+    /// What to watch after a lookup found `outcome`: every candidate place (a schema may be
+    /// installed, replaced or removed there), and each file of a bundle that was read (an
+    /// edit inside a bundle changes no name in the schema directory).
+    func watchedEntries(after outcome: Outcome) -> [Entry] {
+        var entries: [Entry]
+        switch place {
+        case .searchPath(let path):
+            entries = path.candidates(forDomain: domain).map { Entry(directory: $0.directory, name: $0.entry) }
+        case .file(let file):
+            entries = [Entry(path: PreferenceSchema.settingsBundleDirectory(of: file) ?? file)]
+        }
+        switch outcome {
+        case .found(let schema) where schema.format == .settingsBundle:
+            entries += schema.files.map { Entry(path: $0) }
+        case .failed(let error) where PreferenceSchema.settingsBundleDirectory(of: URL(fileURLWithPath: error.path).deletingLastPathComponent().path) != nil:
+            entries += [Entry(path: error.path), Entry(path: URL(fileURLWithPath: error.path).deletingLastPathComponent().path + "/Root.plist")]
+        default:
+            break
+        }
+        var seen = Set<Entry>()
+        return entries.filter { $0.directory.hasPrefix("/") && seen.insert($0).inserted }
+    }
+
+    /// Looks the schema up: the first candidate that exists decides (a broken one is not
+    /// passed over for a later one, as an override that fails must not silently bring back
+    /// the schema it overrides).
+    func find() -> Outcome {
+        switch place {
+        case .file(let path):
+            return read(path)
+        case .searchPath(let path):
+            for candidate in path.candidates(forDomain: domain) {
+                let entry = candidate.directory + "/" + candidate.entry
+                guard (try? FilePath(entry).stat(followTargetSymlink: false)) != nil else { continue }
+                return read(candidate.format == .native ? entry : entry + "/Root.plist")
+            }
+            return .none
+        }
+    }
+
+    private func read(_ path: String) -> Outcome {
+        do throws(SchemaError) {
+            if let bundle = PreferenceSchema.settingsBundleDirectory(of: path) {
+                try Self.checkDirectory(URL(fileURLWithPath: bundle).deletingLastPathComponent().path, for: bundle)
+                try Self.checkDirectory(bundle, for: bundle, isBundle: true)
+                return .found(try PreferenceSchema(settingsBundle: bundle, reader: Self.checkedReader))
+            }
+            try Self.checkDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path, for: path)
+            return .found(try PreferenceSchema(native: Self.checkedReader.read(path), path: path))
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    /// Who may own a schema: this user, or root (schemas installed for everyone).
+    static var trustedOwners: [UInt32] { [geteuidValue, 0] }
+
+    /// Reads a schema file through the domain files' checks, with the schema's size limit.
+    static let checkedReader = SchemaFileReader { path throws(SchemaError) -> Data in
+        let url = URL(fileURLWithPath: path)
+        let file = DomainFile(directory: url.deletingLastPathComponent().path, fileName: url.lastPathComponent)
+        let policy = FilePolicy(sizeLimit: PreferenceSchema.sizeLimit, trustedOwners: trustedOwners, createsDirectory: false)
+        let read: (bytes: [UInt8], identity: FileIdentity)??
+        do throws(PreferencesError) {
+            read = try file.readCheckedBytes(policy: policy, role: "the schema file")
+        } catch {
+            switch error.code {
+            case .tooLarge: throw SchemaError(.tooLarge, path: path, error.reason)
+            case .symbolicLink, .wrongOwner, .insecurePermissions: throw SchemaError(.untrusted, path: path, error.reason)
+            default: throw SchemaError(.unreadable, path: path, error.reason)
+            }
+        }
+        guard let (bytes, _) = read ?? nil else { throw SchemaError(.missingFile, path: path, "the file does not exist") }
+        return Data(bytes)
+    }
+
+    /// Refuses a schema whose directory another user could change: one owned by someone else
+    /// than this user or root, or writable by group or others (sticky or not: anyone could
+    /// plant a schema under a domain's name first).
+    static func checkDirectory(_ directory: String, for schema: String, isBundle: Bool = false) throws(SchemaError) {
+        let status: Stat
+        do {
+            status = try Errno.typed { try FilePath(directory).stat(followTargetSymlink: !isBundle) }
+        } catch {
+            throw SchemaError(.unreadable, path: schema, "its directory \(directory) cannot be examined: \(error)")
+        }
+        let what = isBundle ? "the bundle" : "its directory \(directory)"
+        guard status.type == .directory else {
+            throw SchemaError(isBundle && status.type == .symbolicLink ? .untrusted : .unreadable, path: schema,
+                              "\(what) is not a directory" + (status.type == .symbolicLink ? " but a symbolic link" : ""))
+        }
+        guard trustedOwners.contains(status.userID.rawValue) else {
+            throw SchemaError(.untrusted, path: schema, "\(what) is owned by uid \(status.userID.rawValue), neither this user nor root")
+        }
+        guard status.permissions.isDisjoint(with: [.groupWrite, .otherWrite]) else {
+            throw SchemaError(.untrusted, path: schema,
+                              "\(what) is group- or world-writable (mode \(FilePolicy.octal(status.permissions))), so another user could plant a schema there")
+        }
+    }
+}

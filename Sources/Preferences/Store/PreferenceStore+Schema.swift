@@ -1,0 +1,161 @@
+import Foundation
+import Logging
+
+extension PreferenceStore {
+    // MARK: The schema
+
+    /// The domain's schema, if it has a usable one: found on the schema search path when the
+    /// store opened (and followed live), or registered with ``register(schemaAt:)``.
+    public var schema: PreferenceSchema? {
+        snapshot.read { $0.pointee.declared?.schema }
+    }
+
+    /// Why the domain's schema file could not be used, if one exists and could not; the
+    /// domain then works as if it had no schema.
+    public var schemaProblem: SchemaError? {
+        withExtras { $0.schemaOutcome.error }
+    }
+
+    /// Uses the schema at `url` for this store instead of the one found on the search path: a
+    /// native schema file, or a Settings.bundle (its directory or its `Root.plist`). The file
+    /// is checked as found schemas are (no links, owned by this user or root, not writable by
+    /// others) and followed live.
+    ///
+    /// - Throws: ``PreferencesError`` with code `invalidSchema` and the schema's own error;
+    ///   the store keeps the schema it had.
+    public func register(schemaAt url: URL) throws(PreferencesError) {
+        let lookup = SchemaLookup(domain: domain, place: .file(url.path))
+        let outcome = lookup.find()
+        if let error = outcome.error { throw PreferencesError(error) }
+        withExtras { $0.schemaLookup = lookup }
+        applySchema(outcome, of: lookup)
+    }
+
+    /// Looks the schema up again (a watched schema file or directory changed) and applies
+    /// what is found if it differs from what the store has.
+    func reloadSchema() {
+        let lookup = withExtras { $0.schemaLookup }
+        applySchema(lookup.find(), of: lookup)
+    }
+
+    /// Puts `outcome` in place if `lookup` is still the store's and the outcome is new: the
+    /// declared defaults and rules change in one commit, observers hear of every value that
+    /// reads differently, and the watches follow the files.
+    private func applySchema(_ outcome: SchemaLookup.Outcome, of lookup: SchemaLookup) {
+        let applied = extras.withLock { extras -> (isNew: Bool, mustDeliver: Bool) in
+            // A register(schemaAt:) in between decides, not this older lookup.
+            guard extras.schemaLookup == lookup, extras.schemaOutcome != outcome else { return (false, false) }
+            let schemaChanged = extras.schemaOutcome.schema != outcome.schema
+            extras.schemaOutcome = outcome
+            guard schemaChanged else { return (true, false) }
+            let declared = outcome.schema.map { DeclaredSchema($0, domain: domain, logger: logger) }
+            return (true, commit(origin: .anotherProcess, postsNotification: true) { $0.setSchema(declared) })
+        }
+        if applied.mustDeliver { deliverQueued() }
+        guard applied.isNew else { return }
+        followSchema(outcome, of: lookup, isNew: true)
+    }
+
+    /// Watches what `lookup` may find and, for a new outcome, reports a schema that cannot
+    /// be used and moves values from old key names.
+    func followSchema(_ outcome: SchemaLookup.Outcome, of lookup: SchemaLookup, isNew: Bool) {
+        let entries = lookup.watchedEntries(after: outcome)
+        let unchanged = withExtras { $0.schemaWatchedEntries == entries && $0.schemaLookup == lookup }
+        if !unchanged {
+            // Registered outside the lock: a handler running now may be waiting for it.
+            let registrations = entries.map { entry in
+                DirectoryWatcher.shared.watch(directory: entry.directory, fileName: entry.name) { [weak self] in
+                    self?.reloadSchema()
+                }
+            }
+            let replaced = withExtras { extras -> [DirectoryWatcher.Registration] in
+                guard extras.schemaLookup == lookup else { return registrations }
+                defer {
+                    extras.schemaWatches = registrations
+                    extras.schemaWatchedEntries = entries
+                }
+                return extras.schemaWatches
+            }
+            // Cancelled with no lock held (a cancel waits for a running handler).
+            for registration in replaced { registration.cancel() }
+        }
+        guard isNew else { return }
+        if let error = outcome.error { reportSchemaProblem(error) }
+        if let schema = outcome.schema, !schema.renames.isEmpty { migrateRenamedKeys(schema) }
+    }
+
+    /// Logs a schema that cannot be used (once per distinct problem per ten seconds).
+    private func reportSchemaProblem(_ error: SchemaError) {
+        var metadata: Logger.Metadata = [
+            "MESSAGE_ID": .string(PreferencesLogEvent.schemaUnusable.messageID),
+            "PREFERENCES_DOMAIN": .string(domain),
+            "PREFERENCES_SCHEMA": .string(error.path),
+            "PREFERENCES_ERROR": .string(error.code.description),
+        ]
+        if !error.keyPath.isEmpty { metadata["PREFERENCES_SCHEMA_KEY_PATH"] = .string(error.keyPath) }
+        guard PreferencesLogger.admit(.schemaUnusable, summarizingTo: logger) else { return }
+        logger.error("\(domain) works without its schema: \(error)", metadata: metadata)
+    }
+
+    // MARK: Migrations
+
+    /// Moves each value stored under a declared key's old name to the key, once: under the
+    /// domain's lock, so two processes opening the domain at once move it once between them,
+    /// and later runs find nothing to move and write nothing. A value already stored under
+    /// the new name is kept (it was written later, by a program that knew the new name) and
+    /// the old one is dropped.
+    func migrateRenamedKeys(_ schema: PreferenceSchema) {
+        let renames = schema.renames
+        let current = appDomain.currentValues()
+        guard renames.contains(where: { current[$0.old] != nil }) else { return }
+        let keys = renames.flatMap { [$0.old, $0.new] }
+        do throws(PreferencesError) {
+            let moved = try appDomain.modify(changing: keys) { values -> [String] in
+                var moved: [String] = []
+                for (old, new) in renames {
+                    guard let value = values[old] else { continue }
+                    if values[new] == nil { values[new] = value }
+                    values[old] = nil
+                    moved.append("\(old) -> \(new)")
+                }
+                return moved
+            }
+            guard !moved.isEmpty else { return }
+            logger.info(
+                "\(domain): moved \(moved.joined(separator: ", ")) as its schema declares",
+                metadata: [
+                    "MESSAGE_ID": .string(PreferencesLogEvent.migrated.messageID),
+                    "PREFERENCES_DOMAIN": .string(domain),
+                    "PREFERENCES_KEYS": .array(moved.map { .string($0) }),
+                    "PREFERENCES_SCHEMA": .string(schema.path),
+                    "PREFERENCES_PATH": .string(appDomain.file.path),
+                ])
+        } catch {
+            PreferencesLogger.report(error, event: .writeFailed, to: logger)
+        }
+    }
+
+    // MARK: Validation
+
+    /// The rule a set of `value` for `key` would break, if the domain's schema declares the
+    /// key; nil for undeclared keys, allowed values and removals.
+    func schemaViolation(setting value: PropertyListValue?, forKey key: String) -> SchemaViolation? {
+        guard value != nil else { return nil }
+        return snapshot.read { state in state.pointee.declared }?.schema.violation(setting: value, forKey: key)
+    }
+
+    /// Logs a refused set of a declared key (at most ten entries per ten seconds).
+    func reportViolation(_ violation: SchemaViolation) {
+        guard PreferencesLogger.admit(.schemaViolation, summarizingTo: logger) else { return }
+        logger.warning(
+            "\(domain): refused to set \(violation.description); the key keeps its value",
+            metadata: [
+                "MESSAGE_ID": .string(PreferencesLogEvent.schemaViolation.messageID),
+                "PREFERENCES_DOMAIN": .string(domain),
+                "PREFERENCES_KEYS": .array([.string(violation.key)]),
+                "PREFERENCES_VALUE": .string(SchemaViolation.render(violation.value)),
+                "PREFERENCES_RULE": .string(violation.rule.description),
+                "PREFERENCES_SCHEMA": .string(violation.schemaPath),
+            ])
+    }
+}
