@@ -92,6 +92,12 @@ public enum WriteRequest: Sendable, Hashable {
         return entries
     }
 
+    /// True for a scalar type flag (`-string`, `-int`, `-bool`...): a value the user typed
+    /// explicitly, which a schema's declared type must not reinterpret.
+    public static func isScalarTypeFlag(_ word: String) -> Bool {
+        ScalarType(flag: word) != nil
+    }
+
     /// True for a word that looks like a flag rather than a value: a dash and a letter.
     static func isFlag(_ word: String) -> Bool {
         word.hasPrefix("-") && word.dropFirst().first?.isLetter == true

@@ -6,7 +6,7 @@ import Preferences
 struct Explain: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List every layer of the search list that holds a key, and which one wins.",
-        discussion: "Layers, first hit wins: forced (managed), argument, by-host, app, suites, global by-host, global, system, system global, registration. A program's own launch arguments and registered defaults live in that program only, so they are not seen here."
+        discussion: "Layers, first hit wins: forced (managed), argument, by-host, app, suites, global by-host, global, system, system global, registration, declared (the schema's defaults). A value that breaks the domain's schema is marked invalid and passed over. A program's own launch arguments and registered defaults live in that program only, so they are not seen here."
     )
 
     /// Accepted for symmetry with the other verbs: the by-host layer is always explained.
@@ -27,7 +27,8 @@ struct Explain: ParsableCommand {
             Output.error("warning: \(problem) (this layer is skipped)")
         }
         let sources = store.sources(forKey: key)
-        guard let winner = sources.first else {
+        // A value that breaks the domain's schema is passed over by reads.
+        guard let winner = sources.first(where: { $0.violation == nil }) else {
             throw DefaultsFailure("No layer of \(location)'s search list holds \(key)")
         }
         if json {
@@ -41,6 +42,7 @@ struct Explain: ParsableCommand {
                         ("layer", JSONText.string(source.layer.rawValue)),
                         ("path", source.path.map(JSONText.string) ?? "null"),
                         ("value", JSONText.encode(source.value, pretty: false)),
+                        ("invalid", source.violation.map { JSONText.string($0.rule.description) } ?? "null"),
                     ])
                 }.joined(separator: ",") + "]"),
             ]))
@@ -48,10 +50,11 @@ struct Explain: ParsableCommand {
         }
         Output.line("\(key) in \(location) is \(CompactText.encode(winner.value)), from the \(winner.layer.rawValue) layer.")
         Output.line("Layers holding \(key), first wins:")
-        for (index, source) in sources.enumerated() {
-            let mark = index == 0 ? "* " : "  "
+        for source in sources {
+            let mark = source == winner ? "* " : "  "
             let path = source.path.map { " (\($0))" } ?? ""
-            Output.line("\(mark)\(source.layer.rawValue)\(path): \(CompactText.encode(source.value))")
+            let invalid = source.violation.map { " (invalid: \($0.rule); passed over)" } ?? ""
+            Output.line("\(mark)\(source.layer.rawValue)\(path): \(CompactText.encode(source.value))\(invalid)")
         }
     }
 }

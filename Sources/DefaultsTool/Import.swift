@@ -24,10 +24,15 @@ struct Import: ParsableCommand {
             bytes = [UInt8](data)
         }
         let source = path == "-" ? "standard input" : path
-        guard case .dictionary(let values) = try PropertyListText.document(bytes, source: source) else {
+        guard case .dictionary(var values) = try PropertyListText.document(bytes, source: source) else {
             throw DefaultsFailure("\(source) does not hold a dictionary, so it cannot be a domain; nothing was changed")
         }
         let files = context.files()
+        if let schema = Write.schema(for: location, in: files),
+            let violation = DeclaredValueText.check(&values, against: schema)
+        {
+            throw DeclaredValueText.refusal(violation, domain: location.description)
+        }
         do throws(PreferencesError) {
             try files.replacePersistentDomain(values, at: location)
         } catch {

@@ -42,29 +42,53 @@ struct Write: ParsableCommand {
             return
         }
         let key = words[1]
-        let request = try WriteRequest(parsing: Array(words.dropFirst(2)))
+        let valueWords = Array(words.dropFirst(2))
+        let request = try WriteRequest(parsing: valueWords)
+        // A declared key's value must keep its schema's rules; untyped words are read as the
+        // declared type first (`Volume 5` is the integer 5), explicitly typed ones are not.
+        let schema = Self.schema(for: location, in: files)
+        let declaration = schema?[key]
+        let isUntyped = !valueWords.contains { WriteRequest.isScalarTypeFlag($0) }
+        func checked(_ value: PropertyListValue) -> PropertyListValue {
+            guard let declaration, isUntyped else { return value }
+            return DeclaredValueText.coerce(value, to: declaration.type)
+        }
+        if case .set(let value) = request, let violation = schema?.violation(setting: checked(value), forKey: key) {
+            throw DeclaredValueText.refusal(violation, domain: location.description)
+        }
         let problem: String?
         do throws(PreferencesError) {
             switch request {
             case .set(let value):
-                try files.setValues([key: value], at: location)
+                try files.setValues([key: checked(value)], at: location)
                 problem = nil
             case .arrayAdd(let elements):
                 problem = try files.modifyPersistentDomain(at: location, changing: [key]) { values -> String? in
+                    let new: PropertyListValue
                     switch values[key] {
-                    case nil: values[key] = .array(elements)
-                    case .array(let existing)?: values[key] = .array(existing + elements)
+                    case nil: new = checked(.array(elements))
+                    case .array(let existing)?: new = checked(.array(existing + elements))
                     case let other?: return "-array-add needs an array, but \(key) is \(Self.article(other.typeName))"
                     }
+                    // Checked before the values change: a refused write must change nothing.
+                    if let violation = schema?.violation(setting: new, forKey: key) {
+                        return "\(key) \(violation.rule), not \(SchemaViolation.render(violation.value))"
+                    }
+                    values[key] = new
                     return nil
                 }
             case .dictAdd(let entries):
                 problem = try files.modifyPersistentDomain(at: location, changing: [key]) { values -> String? in
+                    let new: PropertyListValue
                     switch values[key] {
-                    case nil: values[key] = .dictionary(entries)
-                    case .dictionary(let existing)?: values[key] = .dictionary(existing.merging(entries) { _, new in new })
+                    case nil: new = .dictionary(entries)
+                    case .dictionary(let existing)?: new = .dictionary(existing.merging(entries) { _, new in new })
                     case let other?: return "-dict-add needs a dictionary, but \(key) is \(Self.article(other.typeName))"
                     }
+                    if let violation = schema?.violation(setting: new, forKey: key) {
+                        return "\(key) \(violation.rule), not \(SchemaViolation.render(violation.value))"
+                    }
+                    values[key] = new
                     return nil
                 }
             }
@@ -74,14 +98,28 @@ struct Write: ParsableCommand {
         if let problem { throw DefaultsFailure("\(location): \(problem); nothing was changed") }
     }
 
+    /// The schema a program of `location`'s domain would use; a schema that cannot be used is
+    /// reported on standard error and writes go on without it, as the program's would.
+    static func schema(for location: PersistentDomainLocation, in files: PreferenceFiles) -> PreferenceSchema? {
+        do throws(PreferencesError) {
+            return try files.schema(for: location)
+        } catch {
+            Output.error("warning: \(location): \(error.description); values are not checked against it")
+            return nil
+        }
+    }
+
     /// `defaults write domain 'plist'`: the text must be a dictionary; it becomes the domain.
     private func replace(_ location: PersistentDomainLocation, with text: String, in files: PreferenceFiles) throws {
         let trimmed = text.drop(while: \.isWhitespace)
         guard trimmed.first == "{" || trimmed.first == "<" else {
             throw DefaultsFailure("write needs a value after the key \(text.debugDescription), or a dictionary such as '{ key = value; }' to replace the domain", usage: WriteRequest.usage)
         }
-        guard case .dictionary(let values) = try PropertyListText.value(of: text) else {
+        guard case .dictionary(var values) = try PropertyListText.value(of: text) else {
             throw DefaultsFailure("the property list given for \(location) is not a dictionary; only a dictionary can replace a domain", usage: WriteRequest.usage)
+        }
+        if let schema = Self.schema(for: location, in: files), let violation = DeclaredValueText.check(&values, against: schema) {
+            throw DeclaredValueText.refusal(violation, domain: location.description)
         }
         do throws(PreferencesError) {
             try files.replacePersistentDomain(values, at: location)

@@ -9,12 +9,15 @@ final class ToolFixture {
     let userDirectory: String
     let systemDirectory: String
     let homeDirectory: String
+    /// The only schema directory the tool searches (`PREFERENCES_SCHEMA_PATH`).
+    let schemaDirectory: String
 
     init() throws {
         directory = try TemporaryDirectory()
         userDirectory = directory.file("preferences").path
         systemDirectory = directory.file("system").path
         homeDirectory = directory.file("home").path
+        schemaDirectory = directory.file("schemas").path
         try FileManager.default.createDirectory(atPath: homeDirectory, withIntermediateDirectories: true)
     }
 
@@ -23,6 +26,7 @@ final class ToolFixture {
     var environment: [String: String] {
         [
             "PREFERENCES_HOME": userDirectory, "PREFERENCES_SYSTEM_DIR": systemDirectory, "HOME": homeDirectory,
+            "PREFERENCES_SCHEMA_PATH": schemaDirectory,
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
         ]
     }
@@ -77,6 +81,16 @@ final class ToolFixture {
     func onDisk(_ name: String) throws -> [String: PropertyListValue]? {
         guard let data = FileManager.default.contents(atPath: domainFile(name)) else { return nil }
         return try BinaryPropertyListDecoder().decode(data).dictionaryValue
+    }
+
+    /// Installs a native schema for `domain` (XML, mode 0644), as a package would.
+    @discardableResult
+    func installSchema(_ keys: [String: PropertyListValue], for domain: String) throws -> String {
+        try FileManager.default.createDirectory(atPath: schemaDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let path = "\(schemaDirectory)/\(domain).plist"
+        try Data(XMLPropertyListEncoder().encode(.dictionary(["Keys": .dictionary(keys)]))).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        return path
     }
 
     /// Writes a domain file directly, as another program would.

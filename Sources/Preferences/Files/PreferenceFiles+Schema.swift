@@ -1,0 +1,22 @@
+extension PreferenceFiles {
+    /// Where schemas are looked for, from this configuration's environment (see
+    /// ``SchemaSearchPath``).
+    public var schemaSearchPath: SchemaSearchPath {
+        SchemaSearchPath(environment: configuration.environment, home: layout.locations.homeDirectory)
+    }
+
+    /// The schema a store of `location`'s domain would use: found on the search path with
+    /// the same trust checks. Nil for files named by path, the global domain, and domains
+    /// without a schema.
+    ///
+    /// - Throws: ``PreferencesError`` with code `invalidSchema` when a schema exists but
+    ///   cannot be used (its ``PreferencesError/schemaError`` says where and why).
+    public func schema(for location: PersistentDomainLocation) throws(PreferencesError) -> PreferenceSchema? {
+        guard case .named(let name) = location.kind else { return nil }
+        switch SchemaLookup(domain: name, place: .searchPath(schemaSearchPath)).find() {
+        case .none: return nil
+        case .found(let schema): return schema
+        case .failed(let error): throw PreferencesError(error)
+        }
+    }
+}
