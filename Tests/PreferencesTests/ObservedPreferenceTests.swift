@@ -1,0 +1,107 @@
+import Foundation
+import Observation
+@testable import Preferences
+import Synchronization
+import Testing
+
+/// `ObservedPreference`: an Observable property following one key both ways.
+@Suite("Observation bindings")
+struct ObservedPreferenceTests {
+    /// Counts `onChange` calls of one `withObservationTracking` round, re-armed after each.
+    final class Tracker: Sendable {
+        let changes = Atomic<Int>(0)
+        let seen = Mutex<[Int]>([])
+
+        func track(_ binding: ObservedPreference<Int>) {
+            let value = withObservationTracking { binding.value } onChange: { [self] in
+                changes.add(1, ordering: .relaxed)
+                // onChange runs before the new value is in place; look again afterwards.
+                DispatchQueue.global().async { self.track(binding) }
+            }
+            seen.withLock { $0.append(value) }
+        }
+    }
+
+    static func eventually(_ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return condition()
+    }
+
+    @Test("reading gives the store's value with declared defaults; assigning writes the store and fires onChange")
+    func bothWays() throws {
+        let fixture = try StoreFixture()
+        try fixture.installSchema(["Volume": ["Type": "integer", "Default": 50, "Maximum": 100]])
+        let store = try fixture.store()
+        let binding = ObservedPreference(PreferenceKey<Int>("Volume", default: 0), in: store)
+        #expect(binding.value == 50)
+        let tracker = Tracker()
+        tracker.track(binding)
+        binding.value = 70
+        #expect(store.integer(forKey: "Volume") == 70)
+        #expect(binding.value == 70)
+        #expect(tracker.changes.load(ordering: .relaxed) == 1)
+        try store.flush()
+        #expect(try fixture.onDisk(fixture.userFile("com.example.test"))?["Volume"] == 70)
+        // Tracking is re-armed on a queue; a change before that would not be tracked.
+        #expect(Self.eventually { tracker.seen.withLock { $0 } == [50, 70] })
+        // A set through the store, not the binding, reaches it too.
+        store.set(80, forKey: "Volume")
+        #expect(binding.value == 80)
+        #expect(Self.eventually { tracker.changes.load(ordering: .relaxed) == 2 })
+    }
+
+    @Test("an assignment the schema refuses changes nothing and fires nothing")
+    func refusedAssignment() throws {
+        let fixture = try StoreFixture()
+        try fixture.installSchema(["Volume": ["Type": "integer", "Default": 50, "Maximum": 100]])
+        let store = try fixture.store()
+        let binding = ObservedPreference(PreferenceKey<Int>("Volume", default: 0), in: store)
+        let tracker = Tracker()
+        tracker.track(binding)
+        binding.value = 500
+        #expect(binding.value == 50)
+        #expect(store.integer(forKey: "Volume") == 50)
+        #expect(tracker.changes.load(ordering: .relaxed) == 0)
+    }
+
+    @Test("a write from another process updates the property and fires withObservationTracking's onChange")
+    func anotherProcess() throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.store()
+        let binding = ObservedPreference(PreferenceKey<Int>("Level0", default: 5), in: store)
+        #expect(binding.value == 5)
+        let tracker = Tracker()
+        tracker.track(binding)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: workerPath)
+        // Sets Level0 to 0 and flushes.
+        process.arguments = ["set-keys", "com.example.test", "Level", "1"]
+        process.environment = fixture.processEnvironment
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(Self.eventually { binding.value == 0 })
+        #expect(Self.eventually { tracker.changes.load(ordering: .relaxed) == 1 })
+        #expect(Self.eventually { tracker.seen.withLock { $0 } == [5, 0] })
+    }
+
+    @Test("a binding released while the store lives stops following it")
+    func released() throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.store()
+        weak var weakBinding: ObservedPreference<Int>?
+        do {
+            let binding = ObservedPreference(PreferenceKey<Int>("Gone", default: 1), in: store)
+            weakBinding = binding
+            #expect(binding.value == 1)
+        }
+        #expect(weakBinding == nil)
+        store.set(2, forKey: "Gone")
+        #expect(store.integer(forKey: "Gone") == 2)
+    }
+}
