@@ -61,10 +61,13 @@ public struct DeclaredKey: Sendable, Hashable {
             if case .array(let element?) = type { return (.type(element), mismatch.path) }
             return (.type(type), mismatch.path)
         }
-        if let minimum, let order = NumericOrder(value, minimum), order == .below {
+        // NaN compares with nothing, so it slipped past both bounds: a key with a range
+        // refuses it, since NaN is neither at least the minimum nor at most the maximum.
+        let isNaN = NumericOrder.real(value)?.isNaN == true
+        if let minimum, isNaN || NumericOrder(value, minimum) == .below {
             return (.minimum(minimum), [])
         }
-        if let maximum, let order = NumericOrder(value, maximum), order == .above {
+        if let maximum, isNaN || NumericOrder(value, maximum) == .above {
             return (.maximum(maximum), [])
         }
         if let choices, !choices.contains(where: { Self.same(value, $0) }) {

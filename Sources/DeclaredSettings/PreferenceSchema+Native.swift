@@ -129,6 +129,8 @@ struct NativeSchemaParser {
             guard let value = fields[bound] else { continue }
             guard type.isNumeric else { throw fail(.malformed, "\(at).\(bound)", "only integer and real keys have a range") }
             guard type.admits(value) else { throw fail(.malformed, "\(at).\(bound)", "must be \(type.withArticle), not \(SchemaViolation.render(value))") }
+            // A NaN bound compares with nothing: it would bound nothing (and refuse NaN only).
+            guard NumericOrder.real(value)?.isNaN != true else { throw fail(.malformed, "\(at).\(bound)", "must be a number, not NaN") }
             if bound == "Minimum" { key.minimum = value } else { key.maximum = value }
         }
         if let minimum = key.minimum, let maximum = key.maximum, NumericOrder(minimum, maximum) == .above {

@@ -125,7 +125,9 @@ enum SettingsBundle {
                     }
                 case "PSSliderSpecifier":
                     guard let low = spec["MinimumValue"], let high = spec["MaximumValue"],
-                        DeclaredType.real.admits(low), DeclaredType.real.admits(high)
+                        DeclaredType.real.admits(low), DeclaredType.real.admits(high),
+                        // A NaN bound compares with nothing, so it would bound nothing.
+                        NumericOrder.real(low)?.isNaN == false, NumericOrder.real(high)?.isNaN == false
                     else {
                         throw fail(.malformed, "MinimumValue", "a slider needs numeric MinimumValue and MaximumValue")
                     }
