@@ -115,7 +115,10 @@ struct NativeSchemaParser {
         key.swiftName = try string("SwiftName")
         switch fields["RenamedFrom"] {
         case nil: break
-        case .string(let old)?: key.renamedFrom = [old]
+        case .string(let old)?:
+            // Empty is refused as in the array form below: "" is no key's old name.
+            guard !old.isEmpty else { throw fail(.malformed, "\(at).RenamedFrom", "must be a key name (a non-empty string)") }
+            key.renamedFrom = [old]
         case .array(let olds)?:
             for (index, old) in olds.enumerated() {
                 guard case .string(let text) = old, !text.isEmpty else {
