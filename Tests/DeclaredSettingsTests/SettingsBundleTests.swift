@@ -258,3 +258,53 @@ struct SettingsBundleTests {
         #expect(schema.defaults.count == 7)
     }
 }
+
+/// Pane graphs that are not trees: shared panes, long chains.
+@Suite("Settings.bundle pane graphs")
+struct PaneGraphTests {
+    @Test("a chain of distinct panes deeper than 32 is refused")
+    func tooDeep() throws {
+        let directory = try TemporaryDirectory()
+        var panes: [String: [PropertyListValue]] = ["Root": [specifier("PSChildPaneSpecifier", ["File": "P1"])]]
+        for level in 1...40 {
+            panes["P\(level)"] = [specifier("PSChildPaneSpecifier", ["File": .string("P\(level + 1)")])]
+        }
+        panes["P41"] = []
+        let bundle = try directory.writeBundle(panes)
+        expectSchemaError(.malformed, path: bundle + "/P32.plist", keyPath: "", mentioning: "32 deep") { () throws(SchemaError) in
+            try PreferenceSchema(contentsOf: bundle)
+        }
+    }
+
+    @Test("a pane two others lead to is read once, its keys declared once")
+    func sharedPane() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try directory.writeBundle([
+            "Root": [specifier("PSChildPaneSpecifier", ["File": "A"]), specifier("PSChildPaneSpecifier", ["File": "B"])],
+            "A": [specifier("PSChildPaneSpecifier", ["File": "Shared"])],
+            "B": [specifier("PSChildPaneSpecifier", ["File": "Shared"])],
+            "Shared": [specifier("PSTextFieldSpecifier", ["Key": "shared"])],
+        ])
+        let schema = try PreferenceSchema(contentsOf: bundle)
+        #expect(schema.keys.count == 1)
+        #expect(schema.files == ["Root", "A", "Shared", "B"].map { bundle + "/\($0).plist" })
+    }
+
+    @Test("panes that each lead twice to the next are read once each, not 2^n times")
+    func exponentialSharing() throws {
+        let directory = try TemporaryDirectory()
+        var panes: [String: [PropertyListValue]] = [:]
+        for level in 0..<30 {
+            let next: PropertyListValue = .string("P\(level + 1)")
+            panes[level == 0 ? "Root" : "P\(level)"] = [
+                specifier("PSChildPaneSpecifier", ["File": next]), specifier("PSChildPaneSpecifier", ["File": next]),
+            ]
+        }
+        panes["P30"] = []
+        let bundle = try directory.writeBundle(panes)
+        // Panes without keys: no duplicate key stops the walk early.
+        let schema = try PreferenceSchema(contentsOf: bundle)
+        #expect(schema.keys.isEmpty)
+        #expect(schema.files.count == 31)
+    }
+}
