@@ -72,6 +72,10 @@ struct ValidationTests {
         let key = DeclaredKey(name: "Grid", type: .array(element: .array(element: .integer)))
         let nested = try #require(key.firstViolation(of: [[1, 2], [3, "x"]]))
         #expect(nested.elementPath == [1, 1])
+        #expect(nested.rule == .type(.integer))
+        let wrongInner = try #require(key.firstViolation(of: [[1], 2]))
+        #expect(wrongInner.elementPath == [1])
+        #expect(wrongInner.rule == .type(.array(element: .integer)))
     }
 
     @Test("a number below the minimum or above the maximum breaks the range, bounds included")
