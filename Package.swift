@@ -123,6 +123,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "DeclaredSettingsTests",
+            dependencies: ["DeclaredSettings", "PropertyList", "TestSupport"],
+            exclude: ["Fixtures"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "PreferencesTests",
             dependencies: [
                 "Preferences", "TestSupport", "PreferencesWorker",

@@ -57,14 +57,22 @@ public struct DeclaredKey: Sendable, Hashable {
     /// are the same choice and 100 is within a maximum of `100.0`.
     public func firstViolation(of value: PropertyListValue) -> (rule: SchemaViolation.Rule, elementPath: [Int])? {
         if let mismatch = type.firstMismatch(in: value) {
-            if mismatch.path.isEmpty { return (.type(type), []) }
-            if case .array(let element?) = type { return (.type(element), mismatch.path) }
-            return (.type(type), mismatch.path)
+            // The rule is the type expected at the element the path names: for an array of
+            // arrays of integers and element [1][0], "integer" (it was "array of integer").
+            var expected = type
+            for _ in mismatch.path {
+                guard case .array(let element?) = expected else { break }
+                expected = element
+            }
+            return (.type(expected), mismatch.path)
         }
-        if let minimum, let order = NumericOrder(value, minimum), order == .below {
+        // NaN compares with nothing, so it slipped past both bounds: a key with a range
+        // refuses it, since NaN is neither at least the minimum nor at most the maximum.
+        let isNaN = NumericOrder.real(value)?.isNaN == true
+        if let minimum, isNaN || NumericOrder(value, minimum) == .below {
             return (.minimum(minimum), [])
         }
-        if let maximum, let order = NumericOrder(value, maximum), order == .above {
+        if let maximum, isNaN || NumericOrder(value, maximum) == .above {
             return (.maximum(maximum), [])
         }
         if let choices, !choices.contains(where: { Self.same(value, $0) }) {

@@ -115,7 +115,10 @@ struct NativeSchemaParser {
         key.swiftName = try string("SwiftName")
         switch fields["RenamedFrom"] {
         case nil: break
-        case .string(let old)?: key.renamedFrom = [old]
+        case .string(let old)?:
+            // Empty is refused as in the array form below: "" is no key's old name.
+            guard !old.isEmpty else { throw fail(.malformed, "\(at).RenamedFrom", "must be a key name (a non-empty string)") }
+            key.renamedFrom = [old]
         case .array(let olds)?:
             for (index, old) in olds.enumerated() {
                 guard case .string(let text) = old, !text.isEmpty else {
@@ -129,6 +132,8 @@ struct NativeSchemaParser {
             guard let value = fields[bound] else { continue }
             guard type.isNumeric else { throw fail(.malformed, "\(at).\(bound)", "only integer and real keys have a range") }
             guard type.admits(value) else { throw fail(.malformed, "\(at).\(bound)", "must be \(type.withArticle), not \(SchemaViolation.render(value))") }
+            // A NaN bound compares with nothing: it would bound nothing (and refuse NaN only).
+            guard NumericOrder.real(value)?.isNaN != true else { throw fail(.malformed, "\(at).\(bound)", "must be a number, not NaN") }
             if bound == "Minimum" { key.minimum = value } else { key.maximum = value }
         }
         if let minimum = key.minimum, let maximum = key.maximum, NumericOrder(minimum, maximum) == .above {

@@ -24,15 +24,24 @@ public struct SchemaSearchPath: Sendable, Hashable {
         }
         var result: [String] = []
         let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/share"
-        result.append(dataHome + "/preferences/schemas")
+        // XDG_DATA_HOME's trailing slashes are trimmed like XDG_DATA_DIRS' entries: else
+        // "/data/" gave "/data//preferences/schemas", which the duplicate filter below does
+        // not see as the same directory as XDG_DATA_DIRS' "/data".
+        result.append(Self.schemas(under: Substring(dataHome)))
         let dataDirs = environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share/:/usr/share/"
         for entry in dataDirs.split(separator: ":") where entry.hasPrefix("/") {
-            var directory = Substring(entry)
-            while directory.count > 1 && directory.hasSuffix("/") { directory = directory.dropLast() }
-            result.append(directory + "/preferences/schemas")
+            result.append(Self.schemas(under: entry))
         }
         var seen = Set<String>()
         directories = result.filter { seen.insert($0).inserted }
+    }
+
+    /// `<directory>/preferences/schemas`, the directory's trailing slashes trimmed (all of
+    /// them: "/" gives "/preferences/schemas", not "//preferences/schemas").
+    private static func schemas(under directory: Substring) -> String {
+        var trimmed = directory
+        while trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        return trimmed + "/preferences/schemas"
     }
 
     /// The places a schema for `domain` may be, in the order they are tried: each

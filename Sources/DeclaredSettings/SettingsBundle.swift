@@ -14,7 +14,7 @@ import PropertyList
 /// | `PSGroupSpecifier` | the group of the keys after it |
 ///
 /// Types not stated are taken from the default and the values. A specifier's `Title`
-/// becomes the key's summary.
+/// becomes the key's summary. A pane that several panes lead to is read once.
 enum SettingsBundle {
     /// The bundle directory when `path` names one (`X.bundle`, `X.bundle/`, or
     /// `X.bundle/Root.plist`), else nil.
@@ -54,6 +54,10 @@ enum SettingsBundle {
             guard chain.count < 32 else {
                 throw SchemaError(.malformed, path: path, "child panes nest more than 32 deep")
             }
+            // A pane already read (reached again through another parent: not a cycle) is not
+            // read again. Else panes that each name the next one twice were walked 2^depth
+            // times, and with no keys to collide nothing stopped the walk: a hang.
+            guard !files.contains(path) else { return }
             files.append(path)
             let root = try reader.propertyList(path)
             guard case .dictionary(let top) = root else {
@@ -125,7 +129,9 @@ enum SettingsBundle {
                     }
                 case "PSSliderSpecifier":
                     guard let low = spec["MinimumValue"], let high = spec["MaximumValue"],
-                        DeclaredType.real.admits(low), DeclaredType.real.admits(high)
+                        DeclaredType.real.admits(low), DeclaredType.real.admits(high),
+                        // A NaN bound compares with nothing, so it would bound nothing.
+                        NumericOrder.real(low)?.isNaN == false, NumericOrder.real(high)?.isNaN == false
                     else {
                         throw fail(.malformed, "MinimumValue", "a slider needs numeric MinimumValue and MaximumValue")
                     }
