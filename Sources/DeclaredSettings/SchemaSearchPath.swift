@@ -6,6 +6,9 @@
 /// `/usr/local/share:/usr/share`), as the XDG base-directory specification says. Relative
 /// entries are ignored, as the specification requires. In each directory, `<domain>.plist`
 /// (native) is looked for before `<domain>.bundle/Root.plist`; the first found wins.
+///
+/// `PREFERENCES_SCHEMA_PATH` set but empty names no directory: schema lookup is off, which
+/// is how a program or a test opts out of installed schemas.
 public struct SchemaSearchPath: Sendable, Hashable {
     /// The directories, in order.
     public var directories: [String]
@@ -19,11 +22,16 @@ public struct SchemaSearchPath: Sendable, Hashable {
     /// when `XDG_DATA_HOME` is unset.
     public init(environment: [String: String], home: String) {
         if let explicit = environment["PREFERENCES_SCHEMA_PATH"] {
-            directories = explicit.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+            var seen = Set<String>()
+            directories = explicit.split(separator: ":").filter { $0.hasPrefix("/") }.map { entry in
+                var trimmed = entry
+                while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+                return String(trimmed)
+            }.filter { seen.insert($0).inserted }
             return
         }
         var result: [String] = []
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/share"
+        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? Self.trimmed(home) + "/.local/share"
         // XDG_DATA_HOME's trailing slashes are trimmed like XDG_DATA_DIRS' entries: else
         // "/data/" gave "/data//preferences/schemas", which the duplicate filter below does
         // not see as the same directory as XDG_DATA_DIRS' "/data".
@@ -34,6 +42,13 @@ public struct SchemaSearchPath: Sendable, Hashable {
         }
         var seen = Set<String>()
         directories = result.filter { seen.insert($0).inserted }
+    }
+
+    /// `path` without trailing slashes ("/" stays "").
+    private static func trimmed(_ path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        return String(trimmed)
     }
 
     /// `<directory>/preferences/schemas`, the directory's trailing slashes trimmed (all of

@@ -16,6 +16,14 @@ struct SchemaSearchPathTests {
         #expect(path.directories == ["/opt/schemas", "/srv/app/schemas"])
     }
 
+    @Test("PREFERENCES_SCHEMA_PATH entries lose trailing slashes and repeats; set but empty, it turns lookup off")
+    func explicitPathNormalised() {
+        let path = SchemaSearchPath(environment: ["PREFERENCES_SCHEMA_PATH": "/opt/schemas/:/opt/schemas:/:/srv//"], home: "/home/ada/")
+        #expect(path.directories == ["/opt/schemas", "/", "/srv"])
+        #expect(SchemaSearchPath(environment: ["PREFERENCES_SCHEMA_PATH": ""], home: "/home/ada").directories.isEmpty)
+        #expect(SchemaSearchPath(environment: [:], home: "/home/ada/").directories.first == "/home/ada/.local/share/preferences/schemas")
+    }
+
     @Test("with nothing set, the XDG defaults are ~/.local/share then /usr/local/share and /usr/share")
     func defaults() {
         let path = SchemaSearchPath(environment: [:], home: "/home/ada")
