@@ -4,6 +4,7 @@
 //   core-latency reads SAMPLES        read and set percentiles, in three conditions
 //   core-latency scale REPEATS        flush time by domain size beside the raw file steps
 //   core-latency memory DOMAINS       resident memory per open 1,000-key domain
+//   core-latency schema SAMPLES       what a 200-key schema costs: open, declared read, validated set
 //   core-latency writer HOME          (internal) another process writing every millisecond
 //
 // Each line printed is "row<TAB>name<TAB>value..." for Benchmarks/report.py. Single reads
@@ -30,10 +31,11 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-func openStore(home: String, name: String = domain) -> PreferenceStore {
+func openStore(home: String, name: String = domain, schemaPath: String? = nil) -> PreferenceStore {
     var environment = ProcessInfo.processInfo.environment
     environment["PREFERENCES_HOME"] = home
     environment["PREFERENCES_SYSTEM_DIR"] = home + "/system"
+    if let schemaPath { environment["PREFERENCES_SCHEMA_PATH"] = schemaPath }
     do throws(PreferencesError) {
         return try PreferenceStore(domain: name, configuration: .init(environment: environment, arguments: ["core-latency"]))
     } catch {
@@ -271,6 +273,90 @@ func memory(domains: Int) {
     withExtendedLifetime(stores) {}
 }
 
+// MARK: schema
+
+/// A 200-key native schema: 50 each of ranged integers, strings with choices, booleans and
+/// ranged reals, every key with a summary.
+func schemaDocument() -> [UInt8] {
+    var keys: [String: PropertyListValue] = [:]
+    for index in 0..<50 {
+        keys["Int\(index)"] = ["Type": "integer", "Default": 5, "Minimum": 0, "Maximum": 100, "Summary": .string("A ranged integer, \(index).")]
+        keys["Text\(index)"] = ["Type": "string", "Default": "a", "Choices": ["a", "b", "c"], "Summary": .string("A choice, \(index).")]
+        keys["Flag\(index)"] = ["Type": "boolean", "Default": false, "Summary": .string("A switch, \(index).")]
+        keys["Real\(index)"] = ["Type": "real", "Default": 0.5, "Minimum": 0, "Maximum": 1, "Summary": .string("A ranged real, \(index).")]
+    }
+    return XMLPropertyListEncoder().encode(["Keys": .dictionary(keys)])
+}
+
+func schemaCosts(samples: Int) {
+    let home = makeHome()
+    defer { try? FileManager.default.removeItem(atPath: home) }
+    let schemas = home + "/schemas"
+    let declaredDomain = "\(domain).declared", plainDomain = "\(domain).plain"
+    do {
+        try FileManager.default.createDirectory(atPath: schemas, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try Data(schemaDocument()).write(to: URL(fileURLWithPath: "\(schemas)/\(declaredDomain).plist"))
+        chmod("\(schemas)/\(declaredDomain).plist", 0o644)
+    } catch { fail("\(error)") }
+    print("load\tschema start\t\(loadAverage())")
+    // Opening: the same domain name each time (its file is shared in the process once open),
+    // with the schema directory holding its 200-key schema, and with lookup off; alternated
+    // so both see the same machine. Only the initialiser is timed.
+    let opens = max(samples / 1_000, 50)
+    var withSchema: [Int64] = [], withoutSchema: [Int64] = [], missingDirectory: [Int64] = []
+    for _ in 0..<opens {
+        var start = monotonicNanoseconds()
+        let declared = openStore(home: home, name: declaredDomain, schemaPath: schemas)
+        withSchema.append(monotonicNanoseconds() - start)
+        start = monotonicNanoseconds()
+        let plain = openStore(home: home, name: plainDomain, schemaPath: "")
+        withoutSchema.append(monotonicNanoseconds() - start)
+        start = monotonicNanoseconds()
+        let searched = openStore(home: home, name: plainDomain, schemaPath: home + "/no-such-directory")
+        missingDirectory.append(monotonicNanoseconds() - start)
+        guard declared.schema?.keys.count == 200, plain.schema == nil, searched.schema == nil else { fail("schema not as expected") }
+    }
+    emit("schema", "open a store: schema lookup off", percentiles(withoutSchema))
+    emit("schema", "open a store: no schema in a missing directory", percentiles(missingDirectory))
+    emit("schema", "open a store: 200-key schema", percentiles(withSchema))
+    var parses: [Int64] = []
+    for _ in 0..<opens {
+        let start = monotonicNanoseconds()
+        guard (try? PreferenceSchema(contentsOf: "\(schemas)/\(declaredDomain).plist")) != nil else { fail("schema parse") }
+        parses.append(monotonicNanoseconds() - start)
+    }
+    emit("schema", "read and parse the 200-key schema alone", percentiles(parses))
+
+    let declared = openStore(home: home, name: declaredDomain, schemaPath: schemas)
+    let plain = openStore(home: home, name: plainDomain, schemaPath: "")
+    for store in [declared, plain] {
+        store.set(42, forKey: "Int7")
+        do { try store.flush() } catch { fail("flush: \(error)") }
+    }
+    let typed = PreferenceKey("Int7", default: 0)
+    var sink = 0
+    emit("schema", "read integer(forKey:): no schema", percentiles(timeEach(samples) { sink &+= plain.integer(forKey: "Int7") }))
+    emit("schema", "read integer(forKey:): declared key", percentiles(timeEach(samples) { sink &+= declared.integer(forKey: "Int7") }))
+    emit("schema", "read typed Int: no schema", percentiles(timeEach(samples) { sink &+= plain[typed] }))
+    emit("schema", "read typed Int: declared key", percentiles(timeEach(samples) { sink &+= declared[typed] }))
+    // Sets alternate between two values, so none is a no-op; the writes coalesce in the
+    // background. Interleaved in rounds, so a burst of load lands on both.
+    let sets = max(samples / 10, 1_000)
+    var plainSets: [Int64] = [], declaredSets: [Int64] = []
+    var flip = 0
+    for _ in 0..<10 {
+        plainSets += timeEach(sets / 10) { flip &+= 1; plain.set(40 + flip & 1, forKey: "Int7") }
+        declaredSets += timeEach(sets / 10) { flip &+= 1; declared.set(40 + flip & 1, forKey: "Int7") }
+    }
+    _ = sink
+    // Written before the directory goes, so no exit-time flush finds it missing.
+    try? declared.flush()
+    try? plain.flush()
+    emit("schema", "set(Int): no schema", percentiles(plainSets))
+    emit("schema", "set(Int): declared, validated", percentiles(declaredSets))
+    print("load\tschema end\t\(loadAverage())")
+}
+
 // MARK: main
 
 let arguments = CommandLine.arguments
@@ -278,8 +364,9 @@ switch arguments.count > 1 ? arguments[1] : "" {
 case "reads": reads(samples: arguments.count > 2 ? Int(arguments[2]) ?? 1_000_000 : 1_000_000)
 case "scale": scale(repeats: arguments.count > 2 ? Int(arguments[2]) ?? 20 : 20)
 case "memory": memory(domains: arguments.count > 2 ? Int(arguments[2]) ?? 50 : 50)
+case "schema": schemaCosts(samples: arguments.count > 2 ? Int(arguments[2]) ?? 1_000_000 : 1_000_000)
 case "writer":
     guard arguments.count > 2 else { fail("writer HOME") }
     writer(home: arguments[2])
-default: fail("usage: core-latency reads SAMPLES | scale REPEATS | memory DOMAINS")
+default: fail("usage: core-latency reads SAMPLES | scale REPEATS | memory DOMAINS | schema SAMPLES")
 }

@@ -503,7 +503,7 @@ struct XMLPropertyListParser {
             throw error(.syntax, at: position, "unexpected \(character(at: position)) in an end tag")
         }
         position += 1
-        guard bytes[name].elementsEqual(bytes[tag.name]) else {
+        guard equalBytes(name, tag.name) else {
             let found = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[name]), as: UTF8.self)
             throw error(
                 .syntax, at: start, "mismatched end tag </\(found)>: <\(self.name(tag))> opened at \(location(tag.offset)) is still open")
@@ -526,11 +526,35 @@ struct XMLPropertyListParser {
     }
 
     private func kind(of name: Range<Int>) -> Kind {
-        let nameBytes = bytes[name]
-        for (kind, spelling) in Self.names where nameBytes.elementsEqual(spelling) {
-            return kind
+        for (kind, spelling) in Self.names where spelling.count == name.count {
+            if spelling.withUnsafeBytes({ equalBytes(name, $0) }) { return kind }
         }
         return .other
+    }
+
+    /// Whether the document's bytes in `range` are `other`'s. A plain loop: the generic
+    /// `elementsEqual` on slices went through iterators and was most of a schema's parse.
+    @inline(__always)
+    private func equalBytes(_ range: Range<Int>, _ other: UnsafeRawBufferPointer) -> Bool {
+        guard range.count == other.count else { return false }
+        var index = 0
+        while index < other.count {
+            if bytes[range.lowerBound + index] != other[index] { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// Whether the document's bytes in two ranges are equal.
+    @inline(__always)
+    private func equalBytes(_ range: Range<Int>, _ other: Range<Int>) -> Bool {
+        guard range.count == other.count else { return false }
+        var index = 0
+        while index < range.count {
+            if bytes[range.lowerBound + index] != bytes[other.lowerBound + index] { return false }
+            index += 1
+        }
+        return true
     }
 
     // MARK: Skipping
@@ -608,7 +632,7 @@ struct XMLPropertyListParser {
     private func hasPrefix(_ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount
         guard position + count <= bytes.count else { return false }
-        return literal.withUTF8Buffer { bytes[position..<(position + count)].elementsEqual($0) }
+        return literal.withUTF8Buffer { equalBytes(position..<(position + count), UnsafeRawBufferPointer($0)) }
     }
 
     /// The offset of the first occurrence of `literal` at or after `start` (and, if given,
@@ -620,7 +644,7 @@ struct XMLPropertyListParser {
             let last = bytes.count - needle.count
             let limit = within.map { min(last, start + $0) } ?? last
             while index <= limit {
-                if bytes[index] == first, bytes[index..<(index + needle.count)].elementsEqual(needle) {
+                if bytes[index] == first, equalBytes(index..<(index + needle.count), UnsafeRawBufferPointer(needle)) {
                     return index
                 }
                 index += 1
