@@ -78,8 +78,15 @@ struct NativeSchemaParser {
         guard let keysValue = top["Keys"] else { throw fail(.malformed, "Keys", "missing: a schema declares its keys under Keys") }
         guard case .dictionary(let entries) = keysValue else { throw fail(.malformed, "Keys", "must be a dictionary of key declarations") }
         var keys: [DeclaredKey] = []
-        for name in entries.keys.sorted() {
-            keys.append(try parseKey(name, entries[name]!))
+        keys.reserveCapacity(entries.count)
+        do {
+            // In the dictionary's order: sorting hundreds of names costs more than the rest of
+            // the check. Only a failing schema is walked again in sorted order, so the error
+            // reported is always the first by name.
+            for (name, value) in entries { keys.append(try parseKey(name, value)) }
+        } catch {
+            for name in entries.keys.sorted() { _ = try parseKey(name, entries[name]!) }
+            throw error
         }
         try checkRenames(keys, place: { "Keys.\($0).RenamedFrom" })
         return PreferenceSchema(keys: keys, path: path, format: .native, files: [path], domain: domain)
@@ -89,8 +96,10 @@ struct NativeSchemaParser {
         let at = "Keys.\(name)"
         guard !name.isEmpty else { throw fail(.malformed, "Keys", "a key's name is empty") }
         guard case .dictionary(let fields) = value else { throw fail(.malformed, at, "must be a dictionary with at least a Type") }
-        for field in fields.keys.sorted() where !Self.keyFields.contains(field) {
-            throw fail(.malformed, "\(at).\(field)", "unknown field; a key has " + Self.keyFields.sorted().joined(separator: ", "))
+        // Sorted only when there is something to report, so the first unknown field is named.
+        for field in fields.keys where !Self.keyFields.contains(field) {
+            let first = fields.keys.filter { !Self.keyFields.contains($0) }.min() ?? field
+            throw fail(.malformed, "\(at).\(first)", "unknown field; a key has " + Self.keyFields.sorted().joined(separator: ", "))
         }
         func string(_ field: String) throws(SchemaError) -> String? {
             guard let value = fields[field] else { return nil }

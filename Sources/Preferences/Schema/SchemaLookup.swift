@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SystemPackage
 
 /// Finds and reads a domain's schema the way a store trusts files: no links followed, owned
@@ -90,15 +91,71 @@ struct SchemaLookup: Sendable, Equatable {
 
     private func read(_ path: String) -> Outcome {
         do throws(SchemaError) {
-            if let bundle = PreferenceSchema.settingsBundleDirectory(of: path) {
+            let bundle = PreferenceSchema.settingsBundleDirectory(of: path)
+            if let bundle {
                 try Self.checkDirectory(URL(fileURLWithPath: bundle).deletingLastPathComponent().path, for: bundle)
                 try Self.checkDirectory(bundle, for: bundle, isBundle: true)
-                return .found(try PreferenceSchema(settingsBundle: bundle, reader: Self.checkedReader))
+            } else {
+                try Self.checkDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path, for: path)
             }
-            try Self.checkDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path, for: path)
-            return .found(try PreferenceSchema(native: Self.checkedReader.read(path), path: path))
+            if let cached = Self.cached(path) { return .found(cached) }
+            let recorder = ReadFiles()
+            let reader = SchemaFileReader { file throws(SchemaError) -> Data in
+                try Self.readChecked(file, recording: recorder)
+            }
+            let schema = if let bundle {
+                try PreferenceSchema(settingsBundle: bundle, reader: reader)
+            } else {
+                try PreferenceSchema(native: reader.read(path), path: path)
+            }
+            Self.remember(schema, at: path, files: recorder.files.withLock { $0 })
+            return .found(schema)
         } catch {
             return .failed(error)
+        }
+    }
+
+    // MARK: The process's parsed schemas
+
+    /// The files one read went through, with their identities when read.
+    private final class ReadFiles: Sendable {
+        let files = Mutex<[(path: String, identity: FileIdentity?)]>([])
+    }
+
+    /// A schema parsed in this process, with the identity of every file it was read from.
+    private struct Parsed: Sendable {
+        let files: [(path: String, identity: FileIdentity)]
+        let schema: PreferenceSchema
+    }
+
+    /// Parsed schemas by path: every store of a domain, and every later open, reuses the parse
+    /// while none of its files has changed (one `lstat` each), so only a process's first store
+    /// pays for reading a large schema.
+    private static let parsed = ThreadLock([String: Parsed](), rank: .leaf)
+    private static let parsedLimit = 64
+
+    private static func cached(_ path: String) -> PreferenceSchema? {
+        guard let entry = parsed.withLock({ $0[path] }) else { return nil }
+        for file in entry.files {
+            let url = URL(fileURLWithPath: file.path)
+            let current = DomainFile(directory: url.deletingLastPathComponent().path, fileName: url.lastPathComponent).identity()
+            guard current == file.identity else { return nil }
+        }
+        return entry.schema
+    }
+
+    /// Keeps `schema` if every file it came from was settled when read: a file changed within
+    /// the file system's timestamp granularity could change again with the same identity.
+    private static func remember(_ schema: PreferenceSchema, at path: String, files: [(path: String, identity: FileIdentity?)]) {
+        let now = SystemCalls.wallClockNanoseconds()
+        var settled: [(path: String, identity: FileIdentity)] = []
+        for file in files {
+            guard let identity = file.identity, identity.isSettled(at: now) else { return }
+            settled.append((file.path, identity))
+        }
+        parsed.withLock { table in
+            if table.count >= parsedLimit { table.removeAll() }
+            table[path] = Parsed(files: settled, schema: schema)
         }
     }
 
@@ -107,6 +164,11 @@ struct SchemaLookup: Sendable, Equatable {
 
     /// Reads a schema file through the domain files' checks, with the schema's size limit.
     static let checkedReader = SchemaFileReader { path throws(SchemaError) -> Data in
+        try readChecked(path, recording: nil)
+    }
+
+    /// ``checkedReader``'s read, noting the file's identity in `recorder`.
+    private static func readChecked(_ path: String, recording recorder: ReadFiles?) throws(SchemaError) -> Data {
         let url = URL(fileURLWithPath: path)
         let file = DomainFile(directory: url.deletingLastPathComponent().path, fileName: url.lastPathComponent)
         let policy = FilePolicy(sizeLimit: PreferenceSchema.sizeLimit, trustedOwners: trustedOwners, createsDirectory: false)
@@ -120,7 +182,8 @@ struct SchemaLookup: Sendable, Equatable {
             default: throw SchemaError(.unreadable, path: path, error.reason)
             }
         }
-        guard let (bytes, _) = read ?? nil else { throw SchemaError(.missingFile, path: path, "the file does not exist") }
+        guard let (bytes, identity) = read ?? nil else { throw SchemaError(.missingFile, path: path, "the file does not exist") }
+        recorder?.files.withLock { $0.append((path, identity)) }
         return Data(bytes)
     }
 
