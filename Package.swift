@@ -177,6 +177,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "PreferenceKeyGeneratorTests",
+            // Preferences is built for the end-to-end test, which type-checks generated keys
+            // against its module; the executable for the exit-status test.
+            dependencies: ["PreferenceKeyGeneration", "preferences-keygen", "DeclaredSettings", "PropertyList", "Preferences", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "JournaldLoggingTests",
             dependencies: [
                 "JournaldLogging", "Preferences", "TestSupport", "PreferencesWorker", "DefaultsTool",

@@ -22,12 +22,24 @@ public enum KeyGeneratorCommand {
         public var access: KeyGenerator.Access
         /// The schema paths, in the order given.
         public var schemas: [String]
+
+        /// Creates options.
+        public init(output: String, access: KeyGenerator.Access = .internal, schemas: [String]) {
+            self.output = output
+            self.access = access
+            self.schemas = schemas
+        }
     }
 
     /// Arguments that do not make a valid command.
     public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
         /// What is wrong.
         public let description: String
+
+        /// Creates an error saying what is wrong.
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     /// Parses the arguments (without the program name); nil for `--help`.
