@@ -24,6 +24,8 @@ let package = Package(
         .executable(name: "preferences-greeter", targets: ["ExampleService"]),
         .executable(name: "defaults", targets: ["DefaultsTool"]),
         .executable(name: "preferences-config-example", targets: ["ConfigurationExample"]),
+        .executable(name: "preferences-keygen", targets: ["preferences-keygen"]),
+        .plugin(name: "PreferenceKeys", targets: ["PreferenceKeys"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -35,6 +37,22 @@ let package = Package(
     targets: [
         .target(name: "PropertyList", swiftSettings: strictSettings),
         .target(name: "DeclaredSettings", dependencies: ["PropertyList"], swiftSettings: strictSettings),
+        // The key generator's logic, a target of its own so tests call it without a process.
+        // It depends on DeclaredSettings (and its PropertyList) alone: the plugin's tool is built before the
+        // target it runs for, and a small tool keeps that first build short.
+        .target(name: "PreferenceKeyGeneration", dependencies: ["DeclaredSettings", "PropertyList"], swiftSettings: strictSettings),
+        // Named as its product, not PreferenceKeyGenerator: a plugin depending on an
+        // executable target whose product has another name fails to resolve
+        // ("no product named ..."; swiftlang/swift-package-manager#8831).
+        .executableTarget(
+            name: "preferences-keygen",
+            dependencies: ["PreferenceKeyGeneration"],
+            path: "Sources/PreferenceKeyGenerator",
+            swiftSettings: strictSettings
+        ),
+        // Schema files in a target -> typed PreferenceKey declarations (see the plugin's
+        // documentation for which files are schemas).
+        .plugin(name: "PreferenceKeys", capability: .buildTool(), dependencies: [.target(name: "preferences-keygen")]),
         .target(
             name: "Preferences",
             dependencies: [
@@ -87,7 +105,9 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            // Its schema, org.swift-preferences.greeter.schema.plist, becomes typed keys.
+            plugins: ["PreferenceKeys"]
         ),
         .target(
             name: "PreferencesConfiguration",
@@ -163,6 +183,13 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ConfigurationTesting", package: "swift-configuration"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PreferenceKeyGeneratorTests",
+            // Preferences is built for the end-to-end test, which type-checks generated keys
+            // against its module; the executable for the exit-status test.
+            dependencies: ["PreferenceKeyGeneration", "preferences-keygen", "DeclaredSettings", "PropertyList", "Preferences", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

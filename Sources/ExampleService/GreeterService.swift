@@ -86,8 +86,8 @@ struct GreeterService: Service {
         notifier.stopping()
         notifier.status("Stopping")
         // Which run stopped, and when: set here, written by the flush service's last flush.
-        store.set(ProcessInfo.processInfo.environment["INVOCATION_ID"] ?? "", forKey: "lastStoppedInvocation")
-        store.set(Date(), forKey: "lastStoppedAt")
+        store[.lastStoppedInvocation] = ProcessInfo.processInfo.environment["INVOCATION_ID"] ?? ""
+        store[.lastStoppedAt] = Date()
         logger.notice("Stopping", metadata: settings.metadata)
     }
 

@@ -6,13 +6,21 @@ import Preferences
 /// Two keys: `greeting` (a string) and `interval` (seconds between greetings, a number).
 /// Both have registered defaults, so the greeter runs with no file at all, and with a
 /// corrupt one.
+///
+/// The keys' names, types and defaults are declared once, in
+/// `org.swift-preferences.greeter.schema.plist`; the PreferenceKeys plugin generates
+/// `PreferenceKey<String>.greeting` and `PreferenceKey<Double>.interval` from it, so a
+/// schema change that no longer fits this code fails the build. The values are still read
+/// with the store's coercing getters (`string(forKey:)`, `double(forKey:)`), not the typed
+/// subscript, because the greeter has always accepted `defaults write ... interval -string 2`
+/// and warned about a non-number rather than silently using the default.
 struct GreeterSettings: Equatable, Sendable {
     /// The preferences domain: `~/.config/preferences/org.swift-preferences.greeter.plist`.
     static let domain = "org.swift-preferences.greeter"
-    static let greetingKey = "greeting"
-    static let intervalKey = "interval"
-    static let defaultGreeting = "Hello"
-    static let defaultInterval = 5.0
+    static let greetingKey = PreferenceKey<String>.greeting.name
+    static let intervalKey = PreferenceKey<Double>.interval.name
+    static let defaultGreeting = PreferenceKey<String>.greeting.defaultValue
+    static let defaultInterval = PreferenceKey<Double>.interval.defaultValue
     /// Below this the journal would fill faster than anyone reads it.
     static let shortestInterval = 0.1
     /// The longest interval: one day.
