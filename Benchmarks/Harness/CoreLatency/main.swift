@@ -325,7 +325,20 @@ func schemaCosts(samples: Int) {
         guard (try? PreferenceSchema(contentsOf: "\(schemas)/\(declaredDomain).plist")) != nil else { fail("schema parse") }
         parses.append(monotonicNanoseconds() - start)
     }
-    emit("schema", "read and parse the 200-key schema alone", percentiles(parses))
+    emit("schema", "read and parse the 200-key schema alone (XML)", percentiles(parses))
+    // The same schema as a binary property list, as a package may install it.
+    let binaryPath = "\(schemas)/binary.plist"
+    do {
+        let value = try PropertyListValue(decodingAnyFormat: Data(schemaDocument()))
+        try Data(BinaryPropertyListEncoder().encode(value)).write(to: URL(fileURLWithPath: binaryPath))
+    } catch { fail("binary schema: \(error)") }
+    var binaryParses: [Int64] = []
+    for _ in 0..<opens {
+        let start = monotonicNanoseconds()
+        guard (try? PreferenceSchema(contentsOf: binaryPath)) != nil else { fail("binary schema parse") }
+        binaryParses.append(monotonicNanoseconds() - start)
+    }
+    emit("schema", "read and parse the 200-key schema alone (binary)", percentiles(binaryParses))
 
     let declared = openStore(home: home, name: declaredDomain, schemaPath: schemas)
     let plain = openStore(home: home, name: plainDomain, schemaPath: "")
@@ -357,6 +370,27 @@ func schemaCosts(samples: Int) {
     print("load\tschema end\t\(loadAverage())")
 }
 
+/// Only sets, on a store with or without the 200-key schema: for instruction counts
+/// (`valgrind --tool=callgrind core-latency set-cost declared 100000`), which the shared
+/// machine's timing noise does not reach.
+func setCost(declared: Bool, count: Int) {
+    let home = makeHome()
+    defer { try? FileManager.default.removeItem(atPath: home) }
+    let schemas = home + "/schemas"
+    do {
+        try FileManager.default.createDirectory(atPath: schemas, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try Data(schemaDocument()).write(to: URL(fileURLWithPath: "\(schemas)/\(domain).plist"))
+        chmod("\(schemas)/\(domain).plist", 0o644)
+    } catch { fail("\(error)") }
+    let store = openStore(home: home, schemaPath: declared ? schemas : "")
+    var flip = 0
+    for _ in 0..<count {
+        flip &+= 1
+        store.set(40 + flip & 1, forKey: "Int7")
+    }
+    try? store.flush()
+}
+
 // MARK: main
 
 let arguments = CommandLine.arguments
@@ -364,6 +398,7 @@ switch arguments.count > 1 ? arguments[1] : "" {
 case "reads": reads(samples: arguments.count > 2 ? Int(arguments[2]) ?? 1_000_000 : 1_000_000)
 case "scale": scale(repeats: arguments.count > 2 ? Int(arguments[2]) ?? 20 : 20)
 case "memory": memory(domains: arguments.count > 2 ? Int(arguments[2]) ?? 50 : 50)
+case "set-cost": setCost(declared: arguments.count > 2 && arguments[2] == "declared", count: arguments.count > 3 ? Int(arguments[3]) ?? 100_000 : 100_000)
 case "schema": schemaCosts(samples: arguments.count > 2 ? Int(arguments[2]) ?? 1_000_000 : 1_000_000)
 case "writer":
     guard arguments.count > 2 else { fail("writer HOME") }

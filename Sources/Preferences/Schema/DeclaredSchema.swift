@@ -26,16 +26,27 @@ final class DeclaredSchema: Sendable {
         let path: String?
     }
 
+    /// The declarations by key, each behind one reference: a lookup on the write and
+    /// resolution paths retains one object instead of copying a declaration's many fields.
+    private let rules: [String: KeyRule]
+
     init(_ schema: PreferenceSchema, domain: String, logger: Logger) {
         self.schema = schema
         self.domain = domain
         self.logger = logger
+        rules = schema.keys.mapValues(KeyRule.init)
     }
 
-    /// The declaration of `key`, if any.
+    /// The rule of `key`, if it is declared.
     @inline(__always)
-    func declaration(_ key: String) -> DeclaredKey? {
-        schema.keys[key]
+    func rule(_ key: String) -> KeyRule? {
+        rules[key]
+    }
+
+    /// The violation setting `value` for `key` would be, or nil.
+    func violation(setting value: PropertyListValue, forKey key: String) -> SchemaViolation? {
+        guard let rule = rules[key], let (broken, path) = rule.declaration.firstViolation(of: value) else { return nil }
+        return SchemaViolation(key: key, value: value, rule: broken, elementPath: path, schemaPath: schema.path)
     }
 
     /// Records that `value`, stored for `key` in the file at `path` (nil: a volatile layer),
@@ -66,5 +77,68 @@ final class DeclaredSchema: Sendable {
     /// Whether a bad value of `key` has been reported (for tests).
     func hasReported(key: String) -> Bool {
         reported.withLock { set in set.contains { $0.key == key } }
+    }
+}
+
+/// One declared key's rules, shared by reference, with the common checks precomputed.
+///
+/// Every set of a declared key is checked once by the store and once per copy of its
+/// snapshot as the value is resolved, so the usual cases (a number within its bounds, a
+/// scalar of the right type with no choices) are answered here without copying values or
+/// comparing through `PropertyListValue`; anything else asks the declaration.
+final class KeyRule: Sendable {
+    let declaration: DeclaredKey
+    /// The key's type, when it is a scalar with no choices: the fast path applies.
+    private let scalar: DeclaredType?
+    /// Integer bounds as integers, real bounds as reals (nil: unbounded on that side).
+    private let lowerInteger: PropertyListInteger?, upperInteger: PropertyListInteger?
+    private let lower: Double, upper: Double
+    /// Whether a bound could not be precomputed exactly (an integer key with a real bound).
+    private let needsSlowPath: Bool
+    /// Whether the key has a bound at all: an unbounded real key accepts NaN, a bounded one
+    /// does not (NaN is neither at least the minimum nor at most the maximum).
+    private let isBounded: Bool
+
+    init(_ declaration: DeclaredKey) {
+        self.declaration = declaration
+        switch declaration.type {
+        case .array, .dictionary: scalar = nil
+        default: scalar = declaration.choices == nil ? declaration.type : nil
+        }
+        func real(_ value: PropertyListValue?) -> Double? {
+            switch value {
+            case .integer(let integer)?: integer.doubleValue
+            case .double(let double)?: double
+            case .float(let float)?: Double(float)
+            default: nil
+            }
+        }
+        lower = real(declaration.minimum) ?? -.infinity
+        upper = real(declaration.maximum) ?? .infinity
+        lowerInteger = declaration.minimum?.integerValue
+        upperInteger = declaration.maximum?.integerValue
+        isBounded = declaration.minimum != nil || declaration.maximum != nil
+        needsSlowPath = declaration.type == .integer
+            && ((declaration.minimum != nil && lowerInteger == nil) || (declaration.maximum != nil && upperInteger == nil))
+    }
+
+    /// Whether `value` keeps every rule of the key.
+    @inline(__always)
+    func admits(_ value: PropertyListValue) -> Bool {
+        guard let scalar, !needsSlowPath else { return declaration.firstViolation(of: value) == nil }
+        switch (scalar, value) {
+        case (.integer, .integer(let integer)):
+            if let lowerInteger, integer < lowerInteger { return false }
+            if let upperInteger, upperInteger < integer { return false }
+            return true
+        case (.real, .double(let real)):
+            return !isBounded || (real >= lower && real <= upper)
+        case (.real, .float(let real)):
+            return !isBounded || (Double(real) >= lower && Double(real) <= upper)
+        case (.string, .string), (.boolean, .bool), (.date, .date), (.data, .data):
+            return true
+        default:
+            return declaration.firstViolation(of: value) == nil
+        }
     }
 }

@@ -140,8 +140,8 @@ extension PreferenceStore {
     /// The rule a set of `value` for `key` would break, if the domain's schema declares the
     /// key; nil for undeclared keys, allowed values and removals.
     func schemaViolation(setting value: PropertyListValue?, forKey key: String) -> SchemaViolation? {
-        guard value != nil else { return nil }
-        return snapshot.read { state in state.pointee.declared }?.schema.violation(setting: value, forKey: key)
+        guard let value, let declared = snapshot.read({ state in state.pointee.declared }) else { return nil }
+        return declared.violation(setting: value, forKey: key)
     }
 
     /// Logs a refused set of a declared key (at most ten entries per ten seconds).

@@ -50,7 +50,7 @@ extension ResolvedValues {
 
     /// Whether a layer's value may win under the schema (see `admits`), without recording it.
     private func isValid(_ value: PropertyListValue, forKey key: String, inLayer index: Int) -> Bool {
-        guard let declaration = declared?.declaration(key), layers[index].kind != .declared else { return true }
+        guard let declaration = declared?.rule(key), layers[index].kind != .declared else { return true }
         return declaration.admits(value)
     }
 }

@@ -106,7 +106,7 @@ struct ResolvedValues: Sendable {
     /// Whether the value `layer` holds for `key` may win: always without a declaration, and
     /// always for the declared defaults (the schema checked them when it was read).
     @inline(__always)
-    private func admits(_ value: PropertyListValue, forKey key: String, declaration: DeclaredKey?, inLayer index: Int) -> Bool {
+    private func admits(_ value: PropertyListValue, forKey key: String, declaration: KeyRule?, inLayer index: Int) -> Bool {
         guard let declaration, layers[index].kind != .declared, !declaration.admits(value) else { return true }
         declared?.noteInvalid(value, forKey: key, path: layers[index].source?.file.path)
         return false
@@ -199,7 +199,7 @@ struct ResolvedValues: Sendable {
     /// What setting `key` to `value` in layer `index` would change, without changing anything.
     func previewSet(_ value: PropertyListValue?, forKey key: String, inLayer index: Int) -> Change? {
         var winner: PropertyListValue? = nil
-        let declaration = declared?.declaration(key)
+        let declaration = declared?.rule(key)
         for position in layers.indices {
             let candidate = position == index ? value : layers[position].values[key]
             if let candidate, admits(candidate, forKey: key, declaration: declaration, inLayer: position) {
@@ -229,7 +229,7 @@ struct ResolvedValues: Sendable {
     ) -> (old: Resolution?, new: Resolution?) {
         var winner: (value: PropertyListValue, layerIndex: Int)? = nil
         // Looked up once per resolution, and only when the domain has a schema.
-        let declaration = declared?.declaration(key)
+        let declaration = declared?.rule(key)
         // By index: iterating the layers would copy each one (and retain its dictionary).
         for index in layers.indices {
             if index == known.layer {
@@ -277,7 +277,7 @@ struct ResolvedValues: Sendable {
         // Lowest precedence first, so higher layers overwrite.
         for (index, layer) in layers.enumerated().reversed() {
             for (key, value) in layer.values {
-                if declared != nil, !admits(value, forKey: key, declaration: declared?.declaration(key), inLayer: index) { continue }
+                if declared != nil, !admits(value, forKey: key, declaration: declared?.rule(key), inLayer: index) { continue }
                 merged[key] = Resolution(value: value, layerIndex: index)
             }
         }
