@@ -93,24 +93,48 @@ struct NativeSchemaParser {
     }
 
     func parseKey(_ name: String, _ value: PropertyListValue) throws(SchemaError) -> DeclaredKey {
-        let at = "Keys.\(name)"
+        // Built only for an error: formatting a path for every key of a large schema cost a
+        // noticeable share of reading it.
+        var at: String { "Keys.\(name)" }
         guard !name.isEmpty else { throw fail(.malformed, "Keys", "a key's name is empty") }
         guard case .dictionary(let fields) = value else { throw fail(.malformed, at, "must be a dictionary with at least a Type") }
-        // Sorted only when there is something to report, so the first unknown field is named.
-        for field in fields.keys where !Self.keyFields.contains(field) {
-            let first = fields.keys.filter { !Self.keyFields.contains($0) }.min() ?? field
-            throw fail(.malformed, "\(at).\(first)", "unknown field; a key has " + Self.keyFields.sorted().joined(separator: ", "))
+        // One pass over the fields, matched by name with a switch (field names are small
+        // strings, compared in a word or two) rather than a hash lookup per field: for a large
+        // schema the lookups were most of the check. The least unknown name is reported, so
+        // the error does not depend on the dictionary's order.
+        var typeField, elementTypeField, defaultField, minimumField, maximumField, choicesField, titlesField: PropertyListValue?
+        var summaryField, descriptionField, renamedFromField, groupField, swiftNameField: PropertyListValue?
+        var unknown: String?
+        for (field, value) in fields {
+            switch field {
+            case "Type": typeField = value
+            case "ElementType": elementTypeField = value
+            case "Default": defaultField = value
+            case "Minimum": minimumField = value
+            case "Maximum": maximumField = value
+            case "Choices": choicesField = value
+            case "ChoiceTitles": titlesField = value
+            case "Summary": summaryField = value
+            case "Description": descriptionField = value
+            case "RenamedFrom": renamedFromField = value
+            case "Group": groupField = value
+            case "SwiftName": swiftNameField = value
+            default: if unknown.map({ field < $0 }) ?? true { unknown = field }
+            }
         }
-        func string(_ field: String) throws(SchemaError) -> String? {
-            guard let value = fields[field] else { return nil }
+        if let unknown {
+            throw fail(.malformed, "\(at).\(unknown)", "unknown field; a key has " + Self.keyFields.sorted().joined(separator: ", "))
+        }
+        func string(_ value: PropertyListValue?, _ field: String) throws(SchemaError) -> String? {
+            guard let value else { return nil }
             guard case .string(let text) = value else { throw fail(.malformed, "\(at).\(field)", "must be a string") }
             return text
         }
-        guard let typeName = try string("Type") else { throw fail(.malformed, "\(at).Type", "missing: every key declares its type") }
+        guard let typeName = try string(typeField, "Type") else { throw fail(.malformed, "\(at).Type", "missing: every key declares its type") }
         guard var type = DeclaredType(name: typeName) else {
             throw fail(.unknownType, "\(at).Type", "unknown type \"\(typeName)\"; use string, integer, real, boolean, date, data, array or dictionary")
         }
-        if let elementName = try string("ElementType") {
+        if let elementName = try string(elementTypeField, "ElementType") {
             guard case .array = type else { throw fail(.malformed, "\(at).ElementType", "only arrays have an element type") }
             guard let element = DeclaredType(name: elementName) else {
                 throw fail(.unknownType, "\(at).ElementType", "unknown type \"\(elementName)\"")
@@ -118,11 +142,11 @@ struct NativeSchemaParser {
             type = .array(element: element)
         }
         var key = DeclaredKey(name: name, type: type)
-        key.summary = try string("Summary")
-        key.details = try string("Description")
-        key.group = try string("Group")
-        key.swiftName = try string("SwiftName")
-        switch fields["RenamedFrom"] {
+        key.summary = try string(summaryField, "Summary")
+        key.details = try string(descriptionField, "Description")
+        key.group = try string(groupField, "Group")
+        key.swiftName = try string(swiftNameField, "SwiftName")
+        switch renamedFromField {
         case nil: break
         case .string(let old)?:
             // Empty is refused as in the array form below: "" is no key's old name.
@@ -137,8 +161,8 @@ struct NativeSchemaParser {
             }
         default: throw fail(.malformed, "\(at).RenamedFrom", "must be a string or an array of strings")
         }
-        for bound in ["Minimum", "Maximum"] {
-            guard let value = fields[bound] else { continue }
+        for (bound, given) in [("Minimum", minimumField), ("Maximum", maximumField)] {
+            guard let value = given else { continue }
             guard type.isNumeric else { throw fail(.malformed, "\(at).\(bound)", "only integer and real keys have a range") }
             guard type.admits(value) else { throw fail(.malformed, "\(at).\(bound)", "must be \(type.withArticle), not \(SchemaViolation.render(value))") }
             // A NaN bound compares with nothing: it would bound nothing (and refuse NaN only).
@@ -148,7 +172,7 @@ struct NativeSchemaParser {
         if let minimum = key.minimum, let maximum = key.maximum, NumericOrder(minimum, maximum) == .above {
             throw fail(.invalidDefault, "\(at).Minimum", "the minimum \(SchemaViolation.render(minimum)) is above the maximum \(SchemaViolation.render(maximum))")
         }
-        if let value = fields["Choices"] {
+        if let value = choicesField {
             guard case .array(let choices) = value, !choices.isEmpty else {
                 throw fail(.malformed, "\(at).Choices", "must be a non-empty array of allowed values")
             }
@@ -161,7 +185,7 @@ struct NativeSchemaParser {
             }
             key.choices = choices
         }
-        if let value = fields["ChoiceTitles"] {
+        if let value = titlesField {
             guard case .array(let titles) = value, let strings = Optional(titles.compactMap(\.stringValue)),
                 strings.count == titles.count, strings.count == key.choices?.count
             else {
@@ -169,7 +193,7 @@ struct NativeSchemaParser {
             }
             key.choiceTitles = strings
         }
-        if let value = fields["Default"] {
+        if let value = defaultField {
             if let (rule, elements) = key.firstViolation(of: value) {
                 let element = elements.isEmpty ? "" : " (element " + elements.map { "[\($0)]" }.joined() + ")"
                 throw fail(.invalidDefault, "\(at).Default", "the default \(SchemaViolation.render(value)) breaks its own rule: \(rule)\(element)")

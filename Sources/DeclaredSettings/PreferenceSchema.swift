@@ -46,7 +46,12 @@ public struct PreferenceSchema: Sendable, Hashable {
 
     /// Every declared default, by key: what the registration layer holds.
     public var defaults: [String: PropertyListValue] {
-        keys.compactMapValues(\.defaultValue)
+        var defaults: [String: PropertyListValue] = [:]
+        defaults.reserveCapacity(keys.count)
+        for (name, key) in keys {
+            if let value = key.defaultValue { defaults[name] = value }
+        }
+        return defaults
     }
 
     /// Old names to move, as (old, new) pairs sorted by old name.

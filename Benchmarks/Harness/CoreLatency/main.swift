@@ -318,7 +318,27 @@ func schemaCosts(samples: Int) {
     }
     emit("schema", "open a store: schema lookup off", percentiles(withoutSchema))
     emit("schema", "open a store: no schema in a missing directory", percentiles(missingDirectory))
-    emit("schema", "open a store: 200-key schema", percentiles(withSchema))
+    emit("schema", "open a store: 200-key schema (parsed once per process, then reused)", percentiles(withSchema))
+    // The first open of a schema's domain in a process reads and parses it: measured in fresh
+    // processes, each timing its first store of a schema-less domain and then its first store
+    // of the schema's domain (both after a warm-up store, which starts the watcher thread).
+    var firstPlain: [Int64] = [], firstDeclared: [Int64] = []
+    for round in 0..<max(opens / 10, 20) {
+        let child = Process()
+        let output = Pipe()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = ["first-open", home, schemas, declaredDomain, "\(domain).fresh\(round)"]
+        child.standardOutput = output
+        do { try child.run() } catch { fail("cannot start first-open: \(error)") }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        child.waitUntilExit()
+        let numbers = text.split(whereSeparator: \.isWhitespace).compactMap { Int64($0) }
+        guard numbers.count == 2 else { fail("first-open printed \(text)") }
+        firstPlain.append(numbers[0])
+        firstDeclared.append(numbers[1])
+    }
+    emit("schema", "first open in a process: no schema", percentiles(firstPlain))
+    emit("schema", "first open in a process: 200-key schema (read, parse, resolve)", percentiles(firstDeclared))
     var parses: [Int64] = []
     for _ in 0..<opens {
         let start = monotonicNanoseconds()
@@ -370,6 +390,20 @@ func schemaCosts(samples: Int) {
     print("load\tschema end\t\(loadAverage())")
 }
 
+/// In a fresh process: a warm-up store, then the first store of a domain with no schema and
+/// the first of the schema's domain; prints both times in nanoseconds.
+func firstOpen(home: String, schemas: String, declaredDomain: String, plainDomain: String) {
+    _ = openStore(home: home, name: "\(domain).warm-up", schemaPath: schemas)
+    var start = monotonicNanoseconds()
+    let plain = openStore(home: home, name: plainDomain, schemaPath: schemas)
+    let plainTime = monotonicNanoseconds() - start
+    start = monotonicNanoseconds()
+    let declared = openStore(home: home, name: declaredDomain, schemaPath: schemas)
+    let declaredTime = monotonicNanoseconds() - start
+    guard plain.schema == nil, declared.schema?.keys.count == 200 else { fail("first-open: schema not as expected") }
+    print("\(plainTime) \(declaredTime)")
+}
+
 /// Only sets, on a store with or without the 200-key schema: for instruction counts
 /// (`valgrind --tool=callgrind core-latency set-cost declared 100000`), which the shared
 /// machine's timing noise does not reach.
@@ -398,6 +432,9 @@ switch arguments.count > 1 ? arguments[1] : "" {
 case "reads": reads(samples: arguments.count > 2 ? Int(arguments[2]) ?? 1_000_000 : 1_000_000)
 case "scale": scale(repeats: arguments.count > 2 ? Int(arguments[2]) ?? 20 : 20)
 case "memory": memory(domains: arguments.count > 2 ? Int(arguments[2]) ?? 50 : 50)
+case "first-open":
+    guard arguments.count > 5 else { fail("first-open HOME SCHEMAS DECLARED-DOMAIN PLAIN-DOMAIN") }
+    firstOpen(home: arguments[2], schemas: arguments[3], declaredDomain: arguments[4], plainDomain: arguments[5])
 case "set-cost": setCost(declared: arguments.count > 2 && arguments[2] == "declared", count: arguments.count > 3 ? Int(arguments[3]) ?? 100_000 : 100_000)
 case "schema": schemaCosts(samples: arguments.count > 2 ? Int(arguments[2]) ?? 1_000_000 : 1_000_000)
 case "writer":

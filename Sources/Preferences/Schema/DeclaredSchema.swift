@@ -29,12 +29,18 @@ final class DeclaredSchema: Sendable {
     /// The declarations by key, each behind one reference: a lookup on the write and
     /// resolution paths retains one object instead of copying a declaration's many fields.
     private let rules: [String: KeyRule]
+    /// The declared defaults: the declared-defaults layer's values.
+    let defaults: [String: PropertyListValue]
 
     init(_ schema: PreferenceSchema, domain: String, logger: Logger) {
         self.schema = schema
         self.domain = domain
         self.logger = logger
-        rules = schema.keys.mapValues(KeyRule.init)
+        var rules: [String: KeyRule] = [:]
+        rules.reserveCapacity(schema.keys.count)
+        for (name, key) in schema.keys { rules[name] = KeyRule(key) }
+        self.rules = rules
+        defaults = schema.defaults
     }
 
     /// The rule of `key`, if it is declared.

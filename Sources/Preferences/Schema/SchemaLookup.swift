@@ -44,8 +44,8 @@ struct SchemaLookup: Sendable, Equatable {
 
         /// The entry for an absolute path.
         init(path: String) {
-            let url = URL(fileURLWithPath: path).standardized
-            self.init(directory: url.deletingLastPathComponent().path, name: url.lastPathComponent)
+            let (directory, name) = SchemaLookup.split(path)
+            self.init(directory: directory, name: name)
         }
     }
 
@@ -63,8 +63,8 @@ struct SchemaLookup: Sendable, Equatable {
         switch outcome {
         case .found(let schema) where schema.format == .settingsBundle:
             entries += schema.files.map { Entry(path: $0) }
-        case .failed(let error) where PreferenceSchema.settingsBundleDirectory(of: URL(fileURLWithPath: error.path).deletingLastPathComponent().path) != nil:
-            entries += [Entry(path: error.path), Entry(path: URL(fileURLWithPath: error.path).deletingLastPathComponent().path + "/Root.plist")]
+        case .failed(let error) where PreferenceSchema.settingsBundleDirectory(of: Self.split(error.path).directory) != nil:
+            entries += [Entry(path: error.path), Entry(path: Self.split(error.path).directory + "/Root.plist")]
         default:
             break
         }
@@ -93,10 +93,10 @@ struct SchemaLookup: Sendable, Equatable {
         do throws(SchemaError) {
             let bundle = PreferenceSchema.settingsBundleDirectory(of: path)
             if let bundle {
-                try Self.checkDirectory(URL(fileURLWithPath: bundle).deletingLastPathComponent().path, for: bundle)
+                try Self.checkDirectory(Self.split(bundle).directory, for: bundle)
                 try Self.checkDirectory(bundle, for: bundle, isBundle: true)
             } else {
-                try Self.checkDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path, for: path)
+                try Self.checkDirectory(Self.split(path).directory, for: path)
             }
             if let cached = Self.cached(path) { return .found(cached) }
             let recorder = ReadFiles()
@@ -137,8 +137,8 @@ struct SchemaLookup: Sendable, Equatable {
     private static func cached(_ path: String) -> PreferenceSchema? {
         guard let entry = parsed.withLock({ $0[path] }) else { return nil }
         for file in entry.files {
-            let url = URL(fileURLWithPath: file.path)
-            let current = DomainFile(directory: url.deletingLastPathComponent().path, fileName: url.lastPathComponent).identity()
+            let (directory, name) = split(file.path)
+            let current = DomainFile(directory: directory, fileName: name).identity()
             guard current == file.identity else { return nil }
         }
         return entry.schema
@@ -159,6 +159,17 @@ struct SchemaLookup: Sendable, Equatable {
         }
     }
 
+    /// An absolute path's directory and last component, by its last slash (trailing slashes
+    /// ignored). Plain string work: Foundation's URL costs a first-use setup that was most of a
+    /// process's first schema lookup.
+    static func split(_ path: String) -> (directory: String, name: String) {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return ("/", String(trimmed)) }
+        let directory = slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+        return (directory, String(trimmed[trimmed.index(after: slash)...]))
+    }
+
     /// Who may own a schema: this user, or root (schemas installed for everyone).
     static var trustedOwners: [UInt32] { [geteuidValue, 0] }
 
@@ -169,8 +180,8 @@ struct SchemaLookup: Sendable, Equatable {
 
     /// ``checkedReader``'s read, noting the file's identity in `recorder`.
     private static func readChecked(_ path: String, recording recorder: ReadFiles?) throws(SchemaError) -> Data {
-        let url = URL(fileURLWithPath: path)
-        let file = DomainFile(directory: url.deletingLastPathComponent().path, fileName: url.lastPathComponent)
+        let (directory, name) = split(path)
+        let file = DomainFile(directory: directory, fileName: name)
         let policy = FilePolicy(sizeLimit: PreferenceSchema.sizeLimit, trustedOwners: trustedOwners, createsDirectory: false)
         let read: (bytes: [UInt8], identity: FileIdentity)??
         do throws(PreferencesError) {

@@ -104,7 +104,7 @@ public final class PreferenceStore: Sendable {
         let declared = outcome.schema.map { DeclaredSchema($0, domain: name.rawValue, logger: layout.logger) }
         extras = ThreadLock(Extras(schemaLookup: lookup, schemaOutcome: outcome), rank: .storeExtras)
         snapshot = LeftRight(ResolvedValues(layers: [], slotTable: [:]), rank: .storeSnapshot)
-        let (layers, versions) = makeLayers(suites: [], declaredDefaults: declared?.schema.defaults ?? [:])
+        let (layers, versions) = makeLayers(suites: [], declaredDefaults: declared?.defaults ?? [:])
         // Resolved once; the two copies share its storage until the first write to each.
         let initial = ResolvedValues(layers: layers, slotTable: KeySlots.table, declared: declared)
         snapshot.write { $0 = initial }

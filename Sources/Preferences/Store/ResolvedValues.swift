@@ -97,7 +97,7 @@ struct ResolvedValues: Sendable {
         let before = resolved
         self.declared = declared
         if let index = index(of: .declared) {
-            layers[index].values = declared?.schema.defaults ?? [:]
+            layers[index].values = declared?.defaults ?? [:]
         }
         resolveAll()
         return changes(since: before)

@@ -35,14 +35,31 @@ struct MountTable {
     /// SUPER-OPTIONS`; the optional fields vary in number, so the type is found after the
     /// lone `-`. Lines that do not have that shape are skipped.
     init(parsing text: String) {
-        mounts = text.split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: " ")
-            guard fields.count > 2, let separator = fields.firstIndex(of: "-"), separator + 1 < fields.count
-            else { return nil }
-            let device = fields[2].split(separator: ":")
-            guard device.count == 2, let major = UInt32(device[0]), let minor = UInt32(device[1]) else { return nil }
-            return Mount(major: major, minor: minor, type: String(fields[separator + 1]))
+        // Split as bytes, not Characters: every new watched directory reads the table, and
+        // splitting by grapheme made that most of the cost of opening a store.
+        var mounts: [Mount] = []
+        for line in text.utf8.split(separator: UInt8(ascii: "\n")) {
+            let fields = line.split(separator: UInt8(ascii: " "))
+            guard fields.count > 2,
+                let separator = fields.firstIndex(where: { $0.count == 1 && $0.first == UInt8(ascii: "-") }),
+                separator + 1 < fields.count
+            else { continue }
+            let device = fields[2].split(separator: UInt8(ascii: ":"))
+            guard device.count == 2, let major = Self.number(device[0]), let minor = Self.number(device[1]) else { continue }
+            mounts.append(Mount(major: major, minor: minor, type: String(decoding: fields[separator + 1], as: UTF8.self)))
         }
+        self.mounts = mounts
+    }
+
+    /// A decimal number of ASCII digits that fits a `UInt32`; nil otherwise.
+    private static func number(_ digits: Substring.UTF8View.SubSequence) -> UInt32? {
+        guard !digits.isEmpty, digits.count <= 10 else { return nil }
+        var value: UInt64 = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + UInt64(byte - UInt8(ascii: "0"))
+        }
+        return UInt32(exactly: value)
     }
 
     /// Reads this process's table; empty if `/proc` cannot be read.
