@@ -208,7 +208,9 @@ struct NativeSchemaParser {
     func checkRenames(_ keys: [DeclaredKey], place: (String) -> String) throws(SchemaError) {
         let declared = Set(keys.map(\.name))
         var seen: [String: String] = [:]
-        for key in keys {
+        // By name, so which of two keys is reported does not depend on the parse's order;
+        // only keys with old names take part, usually few.
+        for key in keys.filter({ !$0.renamedFrom.isEmpty }).sorted(by: { $0.name < $1.name }) {
             for old in key.renamedFrom {
                 if declared.contains(old) {
                     throw fail(.duplicateKey, place(key.name), "\"\(old)\" is declared as a key itself, so it cannot be an old name")
