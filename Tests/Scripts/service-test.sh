@@ -119,6 +119,9 @@ at_least_entries() { (($(journal_count "$1" "$2") >= $3)); }
 # --- install, as README.md says, and lint every unit ------------------------------------------
 install -D -m 755 "$bin/preferences-greeter" "$HOME/.local/bin/preferences-greeter"
 install -D -m 644 "$repository/systemd/$unit" "$units/$unit"
+# The greeter's schema, where a store of its domain finds it ($XDG_DATA_HOME/preferences/schemas).
+install -D -m 644 "$repository/Sources/ExampleService/org.swift-preferences.greeter.schema.plist" \
+    "${XDG_DATA_HOME:-$HOME/.local/share}/preferences/schemas/org.swift-preferences.greeter.plist"
 # The drop-in a user copies for their own service, applied to a throwaway unit.
 printf '[Unit]\nDescription=drop-in check\n\n[Service]\nExecStart=%s\n' "$HOME/.local/bin/preferences-greeter" \
     >"$units/dropin-check.service"
@@ -193,6 +196,15 @@ systemctl --user log-level info
 # The preferences directory did not exist when the service started, so it was watching for it
 # to appear (checked every 100 ms); later changes are noticed by inotify at once.
 ok "defaults write greeting: StatusText '$expected' seen ${status_ms} ms after starting defaults; the service logged the change ${entry_ms} ms after starting defaults, ${applied_ms} ms after defaults logged its write (the directory was new); same PID, no restart"
+
+# --- the schema: a value of the wrong type is refused, and describe explains the key ---------
+if output=$("$defaults" write "$domain" greeting -int 5 2>&1); then fail "defaults write $domain greeting -int 5 was accepted"; fi
+[[ $output == *"greeting must be a string"* ]] || fail "the refusal does not name the rule: $output"
+described=$("$defaults" describe "$domain" greeting) || fail "defaults describe $domain greeting failed"
+[[ $described == *"value:    Bonjour from the app layer"* && $described == *"default:  Hello"* ]] ||
+    fail "defaults describe $domain greeting printed: $described"
+[[ $(show StatusText) == 'Greeting "Bonjour" every 5 s' ]] || fail "after the refused write, StatusText is '$(show StatusText)'"
+ok "schema: 'defaults write greeting -int 5' refused ($output); describe shows Bonjour from the app layer over the declared Hello"
 
 "$defaults" write "$domain" interval -float 0.25 || fail "defaults write $domain interval -float 0.25 failed"
 expected='Greeting "Bonjour" every 0.25 s'
