@@ -82,6 +82,34 @@ struct CompileTests {
         #expect(broken.output.contains("volume") || broken.output.contains("'String' to specified type 'Int'"), "\(broken.output)")
     }
 
+    @Test("The README's declared-settings example compiles against generated keys, as written")
+    func readmeExample() throws {
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.range(of: "### Declared settings").map { readme[$0.lowerBound...] })
+        func block(_ language: String) throws -> String {
+            let start = try #require(section.range(of: "```\(language)\n"))
+            let end = try #require(section[start.upperBound...].range(of: "```"))
+            return String(section[start.upperBound..<end.lowerBound])
+        }
+        let xml = try block("xml")
+        let swift = try block("swift")
+        let directory = try TemporaryDirectory()
+        let schema = directory.file("com.example.player.schema.plist")
+        try ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n" + xml + "</plist>\n")
+            .write(to: schema, atomically: true, encoding: .utf8)
+        let keys = directory.file("PreferenceKeys.swift")
+        let generated = runCommand(["--output", keys.path, schema.path])
+        try #require(generated.status == 0, "\(generated.errors)")
+        // The snippet is top-level code, as in a main.swift, with the imports it needs.
+        let main = directory.file("main.swift")
+        try ("import Foundation\nimport Observation\nimport Preferences\n\nfunc example() throws {\n" + swift + "_ = volume\n}\n")
+            .write(to: main, atomically: true, encoding: .utf8)
+        let result = try BuiltCompiler().typecheck([keys.path, main.path])
+        #expect(result.status == 0 && result.output.isEmpty, "\(result.output)")
+    }
+
     @Test("Public keys compile warning-free in a library that exports them")
     func publicKeys() throws {
         let compiler = try BuiltCompiler()
