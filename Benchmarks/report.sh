@@ -64,7 +64,7 @@ done
 # (Harness/CoreLatency).
 if [[ $mode == smoke ]]; then reads=20000 repeats=2 domains=3; else reads=2000000 repeats=20 domains=50; fi
 echo "core latency (ours): $reads reads a row, flush scale $repeats repeats, memory over $domains domains"
-{ "$core" reads "$reads"; "$core" scale "$repeats"; "$core" memory "$domains"; } | tee "$work/core-latency.txt"
+{ "$core" reads "$reads"; "$core" scale "$repeats"; "$core" memory "$domains"; "$core" schema "$reads"; } | tee "$work/core-latency.txt"
 
 echo "dconf (peer): cached read, $changes changes to 1 watcher, $(((changes + 4) / 5)) to 16"
 bash "$here/Peers/dconf/run.sh" "$work" "$changes" "$rounds"
@@ -78,5 +78,6 @@ if [[ $mode == smoke ]]; then
     grep -q '^| 25,000 |' "$out_markdown" || { echo "report: no flush-scale row" >&2; exit 1; }
     grep -q '^| 4 |' "$out_markdown" || { echo "report: no fan-out row" >&2; exit 1; }
     [[ -s $work/scale-curves.png ]] || { echo "report: no scale plot written" >&2; exit 1; }
+    grep -q '^| first open in a process: 200-key schema' "$out_markdown" || { echo "report: no schema row" >&2; exit 1; }
     echo "benchmark report (smoke): every part ran"
 fi

@@ -1,5 +1,5 @@
 // swift-tools-version: 6.2
-// The libFuzzer target for the binary property-list decoder, a package of its own because
+// The libFuzzer targets for the binary property-list decoder and for schema reading, a package of its own because
 // it must be built with `-sanitize=fuzzer,address`, which the main package's targets are
 // not (the flags are given on the command line, so the decoder itself is instrumented
 // too). Run it with `bash Tests/Scripts/fuzz.sh [SECONDS]`; the committed corpus in
@@ -16,6 +16,15 @@ let package = Package(
         .executableTarget(
             name: "DecoderFuzzer",
             dependencies: [.product(name: "PropertyList", package: "swift-preferences")],
+            swiftSettings: [.treatAllWarnings(as: .error)]
+        ),
+        // Schemas (native and Settings.bundle) read from any bytes.
+        .executableTarget(
+            name: "SchemaFuzzer",
+            dependencies: [
+                .product(name: "DeclaredSettings", package: "swift-preferences"),
+                .product(name: "PropertyList", package: "swift-preferences"),
+            ],
             swiftSettings: [.treatAllWarnings(as: .error)]
         ),
     ],

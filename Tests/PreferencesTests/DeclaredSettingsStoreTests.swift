@@ -241,6 +241,29 @@ struct DeclaredSettingsStoreTests {
         }
     }
 
+    @Test("a FIFO, a directory or a 5 MiB file where the schema should be: refused at once, never read, the domain works")
+    func hostileSchemaFiles() throws {
+        for kind in ["fifo", "directory", "huge"] {
+            let fixture = try StoreFixture()
+            try FileManager.default.createDirectory(atPath: fixture.schemaDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            let path = "\(fixture.schemaDirectory)/\(Self.domain).plist"
+            switch kind {
+            case "fifo": #expect(mkfifo(path, 0o644) == 0)
+            case "directory": try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            default:
+                try Data(repeating: 0x20, count: 5 << 20).write(to: URL(fileURLWithPath: path))
+                chmod(path, 0o644)
+            }
+            // A FIFO would block a plain open for reading until a writer came: this must return.
+            let store = try fixture.store()
+            let problem = try #require(store.schemaProblem, "\(kind)")
+            #expect(problem.code == (kind == "huge" ? .tooLarge : .unreadable), "\(kind): \(problem)")
+            #expect(problem.path == path)
+            store.set("loud", forKey: "Volume")
+            #expect(store.string(forKey: "Volume") == "loud")
+        }
+    }
+
     @Test(
         "a schema owned by another user (not root) is refused",
         .enabled(if: geteuid() == 0, "changing a file's owner needs root"))
@@ -336,6 +359,18 @@ struct DeclaredSettingsStoreTests {
         #expect(second.integer(forKey: "Volume") == 70)
         #expect(DomainFile(directory: fixture.userDirectory, fileName: "\(Self.domain).plist").identity() == identity)
         #expect(log.entries.filter { $0.metadata["MESSAGE_ID"] == .string(PreferencesLogEvent.migrated.messageID) }.count == 1)
+    }
+
+    @Test("a schema installed while the store is open moves old names too, off the watcher thread")
+    func liveMigration() throws {
+        let fixture = try StoreFixture()
+        let file = fixture.userFile(Self.domain)
+        try fixture.plant(["SoundLevel": 30], at: file)
+        let store = try fixture.store()
+        #expect(store.integer(forKey: "SoundLevel") == 30)
+        try fixture.installSchema(["Volume": Self.renamed])
+        #expect(Self.eventually { store.integer(forKey: "Volume") == 30 && store.object(forKey: "SoundLevel") == nil })
+        #expect(Self.eventually { (try? fixture.onDisk(file)) == ["Volume": 30] })
     }
 
     @Test("a value already under the new name wins over an old one, which is dropped")

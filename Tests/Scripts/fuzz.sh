@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# libFuzzer on the binary property-list decoder (package Tests/Fuzz), growing the committed
-# corpus in Tests/Fuzz/Corpus. Usage: bash Tests/Scripts/fuzz.sh [SECONDS] (default 600).
+# libFuzzer on the binary property-list decoder or on schema reading (package Tests/Fuzz),
+# growing the committed corpus in Tests/Fuzz/Corpus (decoder) or Tests/Fuzz/SchemaCorpus
+# (schema). Usage: bash Tests/Scripts/fuzz.sh [SECONDS] [decoder|schema] (default 600 decoder).
 # Any crash, ASan report, timeout (5 s) or RSS over 2 GB stops the run and leaves the
 # input as Tests/Fuzz/crash-*/timeout-*/oom-*; the script then exits non-zero.
 # The corpus is minimised (libFuzzer -merge) at the end, so what is committed stays small;
@@ -8,13 +9,53 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../Fuzz"
 seconds="${1:-600}"
+target="${2:-decoder}"
+case $target in
+decoder) product=DecoderFuzzer corpus=Corpus ;;
+schema) product=SchemaFuzzer corpus=SchemaCorpus ;;
+*) echo "fuzz.sh: unknown target '$target' (decoder or schema)" >&2; exit 2 ;;
+esac
 
 swift build -c release -Xswiftc -sanitize=fuzzer,address --build-path ../../.build-fuzz
-fuzzer="$(swift build -c release --build-path ../../.build-fuzz --show-bin-path)/DecoderFuzzer"
+fuzzer="$(swift build -c release --build-path ../../.build-fuzz --show-bin-path)/$product"
 
-mkdir -p Corpus
+mkdir -p "$corpus"
+# Schema seeds: native schemas (XML and binary) and a Settings.bundle with child panes, in the
+# fuzzer's input shape (a first byte choosing the reader, panes split at 0xFF).
+if [ "$target" = schema ] && [ -z "$(ls -A "$corpus")" ]; then
+    python3 - <<'PY'
+import plistlib
+native = {"Domain": "com.example.fuzz", "Keys": {
+    "Volume": {"Type": "integer", "Default": 5, "Minimum": 0, "Maximum": 10, "Summary": "s", "RenamedFrom": ["Old"]},
+    "Theme": {"Type": "string", "Default": "a", "Choices": ["a", "b"], "ChoiceTitles": ["A", "B"]},
+    "Ratio": {"Type": "real", "Default": 0.5, "Minimum": 0, "Maximum": 1},
+    "Ports": {"Type": "array", "ElementType": "integer", "Default": [80]},
+    "When": {"Type": "date"}, "Blob": {"Type": "data"}, "On": {"Type": "boolean", "Default": True},
+    "Extra": {"Type": "dictionary", "Default": {"k": 1}}}}
+root = {"PreferenceSpecifiers": [
+    {"Type": "PSGroupSpecifier", "Title": "G"},
+    {"Type": "PSToggleSwitchSpecifier", "Key": "T", "DefaultValue": True, "TrueValue": "YES", "FalseValue": "NO"},
+    {"Type": "PSMultiValueSpecifier", "Key": "M", "Values": [1, 2], "Titles": ["one", "two"], "DefaultValue": 1},
+    {"Type": "PSSliderSpecifier", "Key": "S", "MinimumValue": 0, "MaximumValue": 1, "DefaultValue": 0.5},
+    {"Type": "PSTextFieldSpecifier", "Key": "F", "DefaultValue": "x"},
+    {"Type": "PSTitleValueSpecifier", "Key": "V", "DefaultValue": "1.0"},
+    {"Type": "PSChildPaneSpecifier", "File": "A"}]}
+pane = {"PreferenceSpecifiers": [{"Type": "PSRadioGroupSpecifier", "Key": "R", "Values": ["a", "b"], "DefaultValue": "a"},
+                                 {"Type": "PSChildPaneSpecifier", "File": "B"}]}
+leaf = {"PreferenceSpecifiers": [{"Type": "PSTextFieldSpecifier", "Key": "L"}]}
+seeds = {
+    "seed-native-xml": b"\x00" + plistlib.dumps(native, fmt=plistlib.FMT_XML),
+    "seed-native-binary": b"\x00" + plistlib.dumps(native, fmt=plistlib.FMT_BINARY),
+    "seed-bundle-binary": b"\x01" + b"\xff".join(plistlib.dumps(v, fmt=plistlib.FMT_BINARY) for v in (root, pane, leaf)),
+    "seed-bundle-xml": b"\x01" + plistlib.dumps(root, fmt=plistlib.FMT_XML),
+}
+for name, data in seeds.items():
+    with open("SchemaCorpus/" + name, "wb") as f:
+        f.write(data)
+PY
+fi
 # Seeds: a few valid files of every object kind, written by python3's plistlib.
-if [ -z "$(ls -A Corpus)" ]; then
+if [ "$target" = decoder ] && [ -z "$(ls -A "$corpus")" ]; then
     python3 - <<'PY'
 import plistlib, datetime
 seeds = [
@@ -35,12 +76,12 @@ export ASAN_OPTIONS=detect_leaks=0
 # Swift's own crash backtracer would race ASan's report; libFuzzer's is enough.
 export SWIFT_BACKTRACE=enable=no
 status=0
-"$fuzzer" "$work" Corpus -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 -max_len=65536 \
+"$fuzzer" "$work" "$corpus" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 -max_len=65536 \
     -print_final_stats=1 -artifact_prefix=./ >"$work/log" 2>&1 || status=$?
 grep -v -e 'NEW_FUNC' -e '^#[0-9].*\(NEW\|REDUCE\)' "$work/log" | tail -n 40
 if [ "$status" -ne 0 ]; then echo "fuzz.sh: the fuzzer found something (exit $status); see Tests/Fuzz/crash-*" >&2; exit "$status"; fi
 # Minimise: the new corpus keeps only inputs that add coverage.
 mkdir -p "$work/min"
-"$fuzzer" -merge=1 "$work/min" Corpus "$work" 2>&1 | tail -n 2
-rm -rf Corpus && mkdir Corpus && cp "$work"/min/* Corpus/
-echo "fuzz.sh: $seconds s, no findings; corpus now $(ls Corpus | wc -l) inputs"
+"$fuzzer" -merge=1 "$work/min" "$corpus" "$work" 2>&1 | tail -n 2
+rm -rf "$corpus" && mkdir "$corpus" && cp "$work"/min/* "$corpus"/
+echo "fuzz.sh: $target, $seconds s, no findings; corpus now $(ls "$corpus" | wc -l) inputs"

@@ -312,6 +312,16 @@ enum SystemCalls {
         return FileDescriptor(rawValue: descriptor)
     }
 
+    /// Whether `path` leads (following links) to a directory this user can read: an
+    /// `open(O_RDONLY | O_DIRECTORY)` and a `close` on the string as it is, without building a
+    /// `FilePath`. False for a missing path and for one this user cannot search.
+    static func isSearchableDirectory(_ path: String) -> Bool {
+        let descriptor = path.withCString { Glibc.open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK) }
+        guard descriptor >= 0 else { return false }
+        Glibc.close(descriptor)
+        return true
+    }
+
     /// Starts watching a path for `events`, or updates the events of the existing watch on
     /// the same inode (`inotify_add_watch`).
     ///

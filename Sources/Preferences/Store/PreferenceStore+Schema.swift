@@ -28,20 +28,22 @@ extension PreferenceStore {
         let outcome = lookup.find()
         if let error = outcome.error { throw PreferencesError(error) }
         withExtras { $0.schemaLookup = lookup }
-        applySchema(outcome, of: lookup)
+        applySchema(outcome, of: lookup, migratingInBackground: false)
     }
 
     /// Looks the schema up again (a watched schema file or directory changed) and applies
     /// what is found if it differs from what the store has.
     func reloadSchema() {
         let lookup = withExtras { $0.schemaLookup }
-        applySchema(lookup.find(), of: lookup)
+        // On the watcher thread: a migration waits for the domain's lock, which another
+        // process may hold for as long as the lock timeout, so it runs on a queue instead.
+        applySchema(lookup.find(), of: lookup, migratingInBackground: true)
     }
 
     /// Puts `outcome` in place if `lookup` is still the store's and the outcome is new: the
     /// declared defaults and rules change in one commit, observers hear of every value that
     /// reads differently, and the watches follow the files.
-    private func applySchema(_ outcome: SchemaLookup.Outcome, of lookup: SchemaLookup) {
+    private func applySchema(_ outcome: SchemaLookup.Outcome, of lookup: SchemaLookup, migratingInBackground: Bool) {
         let applied = extras.withLock { extras -> (isNew: Bool, mustDeliver: Bool) in
             // A register(schemaAt:) in between decides, not this older lookup.
             guard extras.schemaLookup == lookup, extras.schemaOutcome != outcome else { return (false, false) }
@@ -53,12 +55,12 @@ extension PreferenceStore {
         }
         if applied.mustDeliver { deliverQueued() }
         guard applied.isNew else { return }
-        followSchema(outcome, of: lookup, isNew: true)
+        followSchema(outcome, of: lookup, isNew: true, migratingInBackground: migratingInBackground)
     }
 
     /// Watches what `lookup` may find and, for a new outcome, reports a schema that cannot
     /// be used and moves values from old key names.
-    func followSchema(_ outcome: SchemaLookup.Outcome, of lookup: SchemaLookup, isNew: Bool) {
+    func followSchema(_ outcome: SchemaLookup.Outcome, of lookup: SchemaLookup, isNew: Bool, migratingInBackground: Bool = false) {
         let entries = lookup.watchedEntries(after: outcome)
         let unchanged = withExtras { $0.schemaWatchedEntries == entries && $0.schemaLookup == lookup }
         if !unchanged {
@@ -81,7 +83,12 @@ extension PreferenceStore {
         }
         guard isNew else { return }
         if let error = outcome.error { reportSchemaProblem(error) }
-        if let schema = outcome.schema, !schema.renames.isEmpty { migrateRenamedKeys(schema) }
+        guard let schema = outcome.schema, !schema.renames.isEmpty else { return }
+        if migratingInBackground {
+            DispatchQueue.global(qos: .utility).async { [weak self] in self?.migrateRenamedKeys(schema) }
+        } else {
+            migrateRenamedKeys(schema)
+        }
     }
 
     /// Logs a schema that cannot be used (once per distinct problem per ten seconds).

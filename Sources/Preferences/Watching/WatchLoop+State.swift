@@ -104,6 +104,11 @@ extension WatchLoop {
         /// reached, falls back to polling with a warning too.
         func establish(_ path: String) -> Outcome {
             guard let inotify else { return Outcome(status: .polled, warning: nil) }
+            // One stat on the plain path first: a process retries every missing directory of
+            // every store it holds ten times a second, and building a FilePath and checking
+            // the mount table for each made that tick the watcher thread's main work in a
+            // process with many stores (a test run: seconds of delay for every event).
+            guard SystemCalls.isSearchableDirectory(path) else { return Outcome(status: .missing, warning: nil) }
             if let type = MountTable.typeChangedElsewhere(holding: path) {
                 return Outcome(
                     status: .polled,

@@ -102,8 +102,10 @@ struct WatchTable {
     ///   removes it from the kernel, or it would keep reporting a directory nobody tracks
     ///   (one that was moved away, say).
     mutating func setStatus(_ status: Status, of path: String) -> SystemCalls.WatchDescriptor? {
-        defer { _checkInvariants() }
+        // The common call, a missing directory retried and still missing, changes nothing:
+        // checked only past this point, so the retry tick stays cheap in debug builds too.
         guard let old = directories[path]?.status, old != status else { return nil }
+        defer { _checkInvariants() }
         directories[path]?.status = status
         if case .watched(let watch) = status { pathsByWatch[watch, default: []].insert(path) }
         return detach(path, from: old)
