@@ -61,6 +61,51 @@ struct HostileInputScaleTests {
     }
 }
 
+/// The schema fuzzer's committed corpus (`bash Tests/Scripts/fuzz.sh SECONDS schema`).
+@Suite("Schema fuzz corpus")
+struct SchemaCorpusTests {
+    static let corpusDirectory = HostileInputScaleTests.corpusDirectory.deletingLastPathComponent().appendingPathComponent("SchemaCorpus")
+
+    @Test("the committed schema corpus replays: a schema or a typed error, and an accepted schema's defaults keep its rules")
+    func corpusReplay() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.corpusDirectory.path)
+        #expect(names.count >= 100, "the corpus in \(Self.corpusDirectory.path) is missing or tiny")
+        var accepted = 0
+        for name in names {
+            let bytes = try [UInt8](Data(contentsOf: Self.corpusDirectory.appendingPathComponent(name)))
+            guard let first = bytes.first else { continue }
+            let body = Array(bytes.dropFirst())
+            // The fuzzer's input shape: an even first byte is one native schema, an odd one a
+            // Settings.bundle whose Root.plist and panes A, B, C are split at 0xFF.
+            let schema: PreferenceSchema
+            do throws(SchemaError) {
+                if first & 1 == 0 {
+                    schema = try PreferenceSchema(native: Data(body), path: "/fuzz/native.plist")
+                } else {
+                    var files: [String: Data] = [:]
+                    for (index, part) in body.split(separator: 0xFF, maxSplits: 3, omittingEmptySubsequences: false).enumerated() {
+                        files["/fuzz/x.bundle/" + ["Root", "A", "B", "C"][index] + ".plist"] = Data(part)
+                    }
+                    let table = files
+                    schema = try PreferenceSchema(settingsBundle: "/fuzz/x.bundle", reader: SchemaFileReader { path throws(SchemaError) -> Data in
+                        guard let data = table[path] else { throw SchemaError(.missingFile, path: path, "no such file") }
+                        return data
+                    })
+                }
+            } catch {
+                #expect(!error.description.isEmpty)
+                continue
+            }
+            accepted += 1
+            for key in schema.keys.values {
+                guard let value = key.defaultValue else { continue }
+                #expect(schema.violation(setting: value, forKey: key.name) == nil, "\(name): \(key.name)")
+            }
+        }
+        figure("schema fuzz corpus replay", "\(names.count) inputs, \(accepted) accepted, \(names.count - accepted) typed errors")
+    }
+}
+
 /// Inputs the fuzzer found problems with, kept as regression tests.
 @Suite("Fuzz findings")
 struct FuzzFindingTests {
