@@ -28,16 +28,6 @@ struct DeclaredSettingsStoreTests {
         return try PreferenceStore(domain: domain, configuration: configuration)
     }
 
-    /// Waits (up to 10 s) for `condition`, which a watcher thread or a queue makes true.
-    static func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        return condition()
-    }
-
     @Test("declared defaults are read with no code, below registered defaults, and explain names the schema")
     func declaredDefaults() throws {
         let (fixture, path) = try Self.fixtureWithSchema()
@@ -139,7 +129,7 @@ struct DeclaredSettingsStoreTests {
         #expect(try fixture.onDisk(file)?["Volume"] == "loud")
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) != before)
         let invalid = { log.entries.filter { $0.metadata["MESSAGE_ID"] == .string(PreferencesLogEvent.invalidStoredValue.messageID) } }
-        #expect(Self.eventually { invalid().count == 1 })
+        #expect(waitUntil { invalid().count == 1 })
         // The same value read again, by a second store too, is not reported again.
         let again = try Self.store(fixture, logging: log)
         #expect(again.integer(forKey: "Volume") == 50)
@@ -150,7 +140,7 @@ struct DeclaredSettingsStoreTests {
         try fixture.plant(["Volume": 1_000, "Theme": "light"], at: file)
         store.synchronize()
         #expect(store.integer(forKey: "Volume") == 50)
-        #expect(Self.eventually { invalid().contains { $0.metadata["PREFERENCES_VALUE"] == .string("1000") } })
+        #expect(waitUntil { invalid().contains { $0.metadata["PREFERENCES_VALUE"] == .string("1000") } })
     }
 
     @Test("a bad value in a higher layer lets a valid lower one show through")
@@ -173,14 +163,14 @@ struct DeclaredSettingsStoreTests {
         }
         defer { observation.cancel() }
         try fixture.installSchema(["Volume": Self.volume])
-        #expect(Self.eventually { store.integer(forKey: "Volume") == 50 })
+        #expect(waitUntil { store.integer(forKey: "Volume") == 50 })
         var louder = Self.volume.dictionaryValue!
         louder["Default"] = 80
         try fixture.installSchema(["Volume": .dictionary(louder)])
-        #expect(Self.eventually { store.integer(forKey: "Volume") == 80 })
-        #expect(Self.eventually { seen.values.withLock { $0 } == [50, 80] })
+        #expect(waitUntil { store.integer(forKey: "Volume") == 80 })
+        #expect(waitUntil { seen.values.withLock { $0 } == [50, 80] })
         try FileManager.default.removeItem(atPath: "\(fixture.schemaDirectory)/\(Self.domain).plist")
-        #expect(Self.eventually { store.object(forKey: "Volume") == nil && store.schema == nil })
+        #expect(waitUntil { store.object(forKey: "Volume") == nil && store.schema == nil })
     }
 
     @Test("a value that was invalid becomes valid when a new schema allows it")
@@ -192,7 +182,7 @@ struct DeclaredSettingsStoreTests {
         var wider = Self.volume.dictionaryValue!
         wider["Maximum"] = 200
         try fixture.installSchema(["Volume": .dictionary(wider), "Theme": Self.theme])
-        #expect(Self.eventually { store.integer(forKey: "Volume") == 150 })
+        #expect(waitUntil { store.integer(forKey: "Volume") == 150 })
     }
 
     @Test("a malformed schema is reported with its file and key path, and the domain works without it")
@@ -211,7 +201,7 @@ struct DeclaredSettingsStoreTests {
         #expect(log.entries.contains { $0.metadata["MESSAGE_ID"] == .string(PreferencesLogEvent.schemaUnusable.messageID) })
         // Fixed live.
         try fixture.installSchema(["Volume": Self.volume])
-        #expect(Self.eventually { store.schema != nil && store.schemaProblem == nil })
+        #expect(waitUntil { store.schema != nil && store.schemaProblem == nil })
         #expect(store.integer(forKey: "Volume") == 50)
     }
 
@@ -302,7 +292,7 @@ struct DeclaredSettingsStoreTests {
             "PreferenceSpecifiers": [["Type": "PSToggleSwitchSpecifier", "Key": "Muted", "DefaultValue": true]]
         ]
         try Data(XMLPropertyListEncoder().encode(changed)).write(to: URL(fileURLWithPath: "\(bundle)/More.plist"))
-        #expect(Self.eventually { store.bool(forKey: "Muted") })
+        #expect(waitUntil { store.bool(forKey: "Muted") })
     }
 
     @Test("register(schemaAt:) uses a schema the program names, and refuses a broken one with its error")
@@ -369,8 +359,8 @@ struct DeclaredSettingsStoreTests {
         let store = try fixture.store()
         #expect(store.integer(forKey: "SoundLevel") == 30)
         try fixture.installSchema(["Volume": Self.renamed])
-        #expect(Self.eventually { store.integer(forKey: "Volume") == 30 && store.object(forKey: "SoundLevel") == nil })
-        #expect(Self.eventually { (try? fixture.onDisk(file)) == ["Volume": 30] })
+        #expect(waitUntil { store.integer(forKey: "Volume") == 30 && store.object(forKey: "SoundLevel") == nil })
+        #expect(waitUntil { (try? fixture.onDisk(file)) == ["Volume": 30] })
     }
 
     @Test("a value already under the new name wins over an old one, which is dropped")

@@ -21,15 +21,6 @@ struct ObservedPreferenceTests {
         }
     }
 
-    static func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        return condition()
-    }
-
     @Test("reading gives the store's value with declared defaults; assigning writes the store and fires onChange")
     func bothWays() throws {
         let fixture = try StoreFixture()
@@ -84,8 +75,8 @@ struct ObservedPreferenceTests {
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        #expect(Self.eventually { tracker.changes.load(ordering: .relaxed) == 1 })
-        #expect(Self.eventually { binding.value == 0 })
+        #expect(waitUntil { tracker.changes.load(ordering: .relaxed) == 1 })
+        #expect(waitUntil { binding.value == 0 })
         #expect(tracker.changes.load(ordering: .relaxed) == 1)
     }
 

@@ -48,6 +48,17 @@ final class WatchProbe: Sendable {
 ///
 /// The limit is a bound on waiting for something that must happen, generous so a loaded
 /// machine cannot fail a test; it is not a measurement.
+/// ``eventually(within:_:)`` for synchronous tests: polls `condition` every 10 ms on this
+/// thread until it holds or `limit` has passed.
+func waitUntil(within limit: Duration = .seconds(10), _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+    return true
+}
+
 func eventually(within limit: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + limit
     while !condition() {
