@@ -59,11 +59,14 @@ let package = Package(
                 "PropertyList",
                 "DeclaredSettings",
                 "JournaldLogging",
+                "CSharedMemory",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
+        // Atomics and futexes on words in a shared file mapping (the commit counters).
+        .target(name: "CSharedMemory"),
         .systemLibrary(
             name: "CSystemd",
             path: "Sources/CSystemd",

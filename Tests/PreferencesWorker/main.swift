@@ -24,9 +24,15 @@
 //   PreferencesWorker enospc DOMAIN DIRECTORY            a full file system, step by step (tmpfs)
 //   PreferencesWorker read-only DOMAIN DIRECTORY N       N flushes to a read-only directory
 //   PreferencesWorker flush-retry DOMAIN                  set a key, flush until it works
+//   PreferencesWorker transact-pairs DOMAIN COUNT        COUNT transactions, each setting `width`,
+//                                                        `height` and `area` from one i
+//   PreferencesWorker transact-increment DOMAIN KEY COUNT COUNT transactions adding one to KEY
+//   PreferencesWorker write-on-request DOMAIN KEY         for each line N on stdin: set KEY to N, flush,
+//                                                        print N
 //
 // The watch commands are in WatchCommands.swift, the log command in LogCommands.swift, the
-// reliability commands in ReliabilityCommands.swift.
+// reliability commands in ReliabilityCommands.swift, the transaction and fresh-read commands
+// in TransactionCommands.swift.
 import Foundation
 import Preferences
 
@@ -77,6 +83,15 @@ case "read-only":
     exit(0)
 case "flush-retry":
     flushRetry(Array(arguments.dropFirst(2)))
+    exit(0)
+case "transact-pairs":
+    transactPairs(Array(arguments.dropFirst(2)))
+    exit(0)
+case "transact-increment":
+    transactIncrement(Array(arguments.dropFirst(2)))
+    exit(0)
+case "write-on-request":
+    writeOnRequest(Array(arguments.dropFirst(2)))
     exit(0)
 default:
     break

@@ -19,6 +19,8 @@ struct DomainLocations: Sendable, Hashable {
     let machineID: String?
     /// The user's home directory, for `~` in stored file URLs.
     let homeDirectory: String
+    /// `$XDG_RUNTIME_DIR` (absolute only), where commit counters live; nil: beside each file.
+    let runtimeDirectory: String?
 
     init(environment: [String: String], machineID: String? = DomainLocations.readMachineID()) {
         let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
@@ -38,6 +40,7 @@ struct DomainLocations: Sendable, Hashable {
             systemDirectory = "/etc/preferences"
         }
         self.machineID = machineID
+        runtimeDirectory = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? Self.trimmingTrailingSlashes($0) : nil }
     }
 
     var byHostDirectory: String { userDirectory + "/ByHost" }

@@ -48,12 +48,14 @@ struct DomainFileLayout: Sendable {
     func systemDomain(directory: String, stem: String) -> PersistentDomain {
         PersistentDomain.shared(
             DomainFile(directory: directory, fileName: DomainLocations.fileName(stem: stem)),
-            policy: systemPolicy, isWritable: false, logger: logger)
+            policy: systemPolicy, isWritable: false, runtimeDirectory: locations.runtimeDirectory, logger: logger)
     }
 
     /// A writable file in any directory, under the user's policy: a domain file, or a
     /// property-list file a tool names by path.
     func userFile(directory: String, fileName: String) -> PersistentDomain {
-        PersistentDomain.shared(DomainFile(directory: directory, fileName: fileName), policy: userPolicy, isWritable: true, logger: logger)
+        PersistentDomain.shared(
+            DomainFile(directory: directory, fileName: fileName), policy: userPolicy, isWritable: true,
+            runtimeDirectory: locations.runtimeDirectory, logger: logger)
     }
 }

@@ -9,7 +9,7 @@ extension PreferenceFiles {
         // Applied inside the locked write, never left pending: a write that fails (a lock
         // held too long, a full disk) must not be retried behind the caller's back, at exit,
         // after the caller was told nothing was written.
-        try domain.modify(changing: changes.keys.sorted()) { values throws(PreferencesError) in
+        try domain.modify(changing: { changes.keys.sorted() }) { values throws(PreferencesError) in
             for (key, value) in changes { values[key] = value }
         }
     }
@@ -27,7 +27,7 @@ extension PreferenceFiles {
         _ body: (inout [String: PropertyListValue]) -> Result
     ) throws(PreferencesError) -> Result {
         let domain = try usableDomain(at: location)
-        return try domain.modify(changing: changedKeys) { values throws(PreferencesError) -> Result in body(&values) }
+        return try domain.modify(changing: { changedKeys }) { values throws(PreferencesError) -> Result in body(&values) }
     }
 
     /// Replaces a domain's whole contents and writes them durably now; empty values remove
@@ -39,7 +39,8 @@ extension PreferenceFiles {
         let domain = try usableDomain(at: location)
         // In the locked write, not pending: see setValues(_:at:). The journald entry names
         // the keys of both the old and the new contents, so a dropped key is named too.
-        try domain.modify(changing: Array(Set(values.keys).union(domain.currentValues().keys)).sorted()) { current in
+        let keys = Array(Set(values.keys).union(domain.currentValues().keys)).sorted()
+        return try domain.modify(changing: { keys }) { current in
             current = values
         }
     }

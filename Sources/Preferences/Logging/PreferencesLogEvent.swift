@@ -21,6 +21,8 @@ enum PreferencesLogEvent: String, Sendable, CaseIterable {
     case schemaUnusable
     /// A value was moved from a key's old name to its declared name (info).
     case migrated
+    /// A domain's commit counter could not be used; its reads rely on the watcher (warning).
+    case freshReadsUnavailable
 
     /// The 128-bit id, as journald writes it: 32 lowercase hex digits.
     var messageID: String {
@@ -34,6 +36,7 @@ enum PreferencesLogEvent: String, Sendable, CaseIterable {
         case .invalidStoredValue: "c8e2a4716f3b4d09b5e1d7a2f60c9e84"
         case .schemaUnusable: "2f9d6b1ae0c74583a6d3e8b5c1f47a29"
         case .migrated: "91a7e3c5d2b64f08b3e9a1c7d5f26e40"
+        case .freshReadsUnavailable: "d41c6f0e8a2b4975b7e3c9a1f5d80e36"
         }
     }
 }

@@ -18,6 +18,12 @@ struct PendingDeliveries {
         }
     }
 
+    /// Adds every store of `other`.
+    mutating func append(contentsOf other: PendingDeliveries) {
+        if let store = other.first { append(store) }
+        for store in other.others { append(store) }
+    }
+
     /// Runs each store's delivery (``PreferenceStore/deliverQueued()``); call it with no lock
     /// held.
     func deliver() {

@@ -48,6 +48,14 @@ struct DomainRefresher {
         while domain.state.withLock({ $0.needsRefresh }) {
             let outcome = domain.fileAccess.withLockIfAvailable { _ -> ReloadOutcome? in
                 domain.state.withLock { $0.needsRefresh = false }
+                // A counter beside the file waits for its directory, which the watcher
+                // reports when another process makes it.
+                domain.openCommitCounterWhileLocked()
+                let counter = domain.commitCounter
+                // Loaded before the file is looked at: a commit racing this refresh keeps
+                // the counter ahead of what is noted, so the next read catches it up.
+                let value = counter?.current
+                defer { if let value { counter?.noteSeen(value) } }
                 return isCurrent() ? nil : reloadWhileLocked()
             }
             // Taken: its holder refreshes after releasing it.
@@ -56,10 +64,29 @@ struct DomainRefresher {
         }
     }
 
+    /// Brings the file up to date for a read that found `counter` raised, waiting for the
+    /// file lock (``PersistentDomain/catchUp()``).
+    func catchUp(with counter: CommitCounter) {
+        let outcome = domain.fileAccess.withLock { _ -> ReloadOutcome? in
+            let value = counter.current
+            // Noted even if the file cannot be read: the failure is logged once, and reads
+            // must not try again until the next commit.
+            defer { counter.noteSeen(value) }
+            return isCurrent() ? nil : reloadWhileLocked()
+        }
+        outcome?.finish(logger: domain.logger)
+        refreshIfRequested()
+    }
+
     /// Re-reads the file and publishes what differs; what differs came from outside this
     /// process.
     func reload() {
-        let outcome = domain.fileAccess.withLock { _ in reloadWhileLocked() }
+        let outcome = domain.fileAccess.withLock { _ in
+            let counter = domain.commitCounter
+            let value = counter?.current
+            defer { if let value { counter?.noteSeen(value) } }
+            return reloadWhileLocked()
+        }
         outcome.finish(logger: domain.logger)
         refreshIfRequested()
     }

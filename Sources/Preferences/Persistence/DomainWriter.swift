@@ -28,12 +28,19 @@ struct DomainWriter {
     /// read-modify-write. `body` sees the file's current values with this process's
     /// pending changes applied; what it changes reaches the stores after the write, as a
     /// change read from the file.
+    ///
+    /// - Parameters:
+    ///   - changedKeys: The keys `body` changed, for the journal, asked once it has run.
+    ///   - ownKeys: Keys `body` changed on this process's behalf (a transaction's): their
+    ///     changes reach the stores as this process's, in one batch of their own. Everything
+    ///     else that differs from what the stores knew arrives as another process's.
     func modify<Result: Sendable>(
-        changing changedKeys: [String] = [],
+        changing changedKeys: () -> [String] = { [] },
+        ownKeys: () -> Set<String> = { [] },
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
     ) throws(PreferencesError) -> Result {
         // Never nil: the write is unconditional.
-        try write(changing: changedKeys, onlyIfPending: false, durably: true, hasBody: true, body)!
+        try write(changing: changedKeys, ownKeys: ownKeys, onlyIfPending: false, durably: true, hasBody: true, body)!
     }
 
     /// The locked read-modify-write behind ``flush(durably:)`` and ``modify(changing:_:)``.
@@ -44,7 +51,8 @@ struct DomainWriter {
     ///   write must not touch the file, least of all replace one that reads as damaged,
     ///   which may be another program's in-place rewrite caught halfway.
     private func write<Result: Sendable>(
-        changing changedKeys: [String] = [],
+        changing changedKeys: () -> [String] = { [] },
+        ownKeys: () -> Set<String> = { [] },
         onlyIfPending: Bool,
         durably: Bool,
         hasBody: Bool,
@@ -84,7 +92,8 @@ struct DomainWriter {
                         values[key] = value
                         changed = true
                     }
-                    result = try body(&values)
+                    // The body runs under the file lock: reads it makes must not wait for it.
+                    result = try FreshReadExemption.during { () throws(PreferencesError) in try body(&values) }
                     // A modify's body may have changed anything: then compare.
                     return ((), hasBody ? nil : changed)
                 }
@@ -96,7 +105,7 @@ struct DomainWriter {
             if outcome.changedDirectory { DirectorySync.shared.requestSync(of: file.directory, logger: domain.logger) }
             if outcome.changedDirectory {
                 var keys = Set(batch.keys).union(replacement?.keys ?? [:].keys)
-                keys.formUnion(changedKeys)
+                keys.formUnion(changedKeys())
                 logWrite(keys: keys.sorted(), bytes: outcome.contents?.byteCount ?? 0)
             }
             let newDisk = outcome.contents?.values ?? [:]
@@ -104,8 +113,12 @@ struct DomainWriter {
             // holders of the file lock change `disk`):
             let changed: [String]
             if hasBody {
-                // A modify: `body` may have changed any key.
-                changed = DomainState.changedKeys(from: disk, to: newDisk)
+                // A modify: `body` may have changed any key, pending ones too (a transaction
+                // may remove a key this process set but had not written): compare with what
+                // the stores hold, the file as known with the pending changes on top.
+                var held = replacement ?? disk
+                for (key, value) in batch { held[key] = value }
+                changed = DomainState.changedKeys(from: held, to: newDisk)
             } else if replacement != nil || outcome.startedFromKnown {
                 // The file now holds exactly what the stores hold: the replacement or the
                 // version this process knew, with its own pending changes.
@@ -115,6 +128,8 @@ struct DomainWriter {
                 // the keys this write set (the stores hold those already).
                 changed = DomainState.changedKeys(from: disk, to: base).filter { batch[$0] == nil }
             }
+            // A transaction's own changes go out as this process's, in a batch of their own.
+            let own = hasBody ? ownKeys() : []
             let stores = domain.state.withLock { state -> PendingDeliveries in
                 state.isLoaded = true
                 state.problem = nil
@@ -128,7 +143,22 @@ struct DomainWriter {
                     state.pending[key] = nil
                 }
                 let visible = state.visibleChanges(of: changed, in: newDisk)
-                return domain.publish(visible, origin: .anotherProcess, postsNotification: true, in: &state)
+                guard !own.isEmpty else {
+                    return domain.publish(visible, origin: .anotherProcess, postsNotification: true, in: &state)
+                }
+                var stores = domain.publish(
+                    visible.filter { !own.contains($0.key) }, origin: .anotherProcess, postsNotification: true, in: &state)
+                stores.append(contentsOf: domain.publish(
+                    visible.filter { own.contains($0.key) }, origin: .thisProcess, postsNotification: true, in: &state))
+                return stores
+            }
+            if outcome.changedDirectory {
+                // After the rename and after every store here holds what the file now holds
+                // (so a reader that sees the raised value and skips catching up reads it all),
+                // and before flush() returns: a read anywhere that starts after the return
+                // finds the counter raised (see CommitCounter).
+                domain.openCommitCounterWhileLocked()
+                domain.commitCounter?.raise()
             }
             return (result, stores)
         }

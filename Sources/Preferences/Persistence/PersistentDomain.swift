@@ -20,6 +20,8 @@ final class PersistentDomain: Sendable {
     let isWritable: Bool
     /// Where writes and problems are logged (the first opener's logger).
     let logger: Logger
+    /// The session's runtime directory, where the commit counter lives (the first opener's).
+    let runtimeDirectory: String?
 
     /// What the process knows of the file, and its subscribers.
     let state = ThreadLock(DomainState(), rank: .domainState)
@@ -28,9 +30,13 @@ final class PersistentDomain: Sendable {
     let fileAccess = ThreadLock((), rank: .domainFile)
     /// When background writes run.
     private let flushes: FlushSchedule
+    /// The file's commit counter once it is open, or why it cannot be (see
+    /// ``CommitCounter``); opened under the file lock.
+    let commits = ThreadLock(CommitCounterState(), rank: .leaf)
 
-    private init(file: DomainFile, policy: FilePolicy, isWritable: Bool, logger: Logger) {
+    private init(file: DomainFile, policy: FilePolicy, isWritable: Bool, runtimeDirectory: String?, logger: Logger) {
         self.file = file
+        self.runtimeDirectory = runtimeDirectory
         self.policy = policy
         self.isWritable = isWritable
         self.logger = logger
@@ -58,15 +64,19 @@ final class PersistentDomain: Sendable {
 
     /// The process's one instance for `file`; the first caller's policy and logger apply.
     static func shared(
-        _ file: DomainFile, policy: FilePolicy, isWritable: Bool, logger: Logger = PreferencesLogger.default
+        _ file: DomainFile, policy: FilePolicy, isWritable: Bool,
+        runtimeDirectory: String? = CommitCounterLocation.processRuntimeDirectory,
+        logger: Logger = PreferencesLogger.default
     ) -> PersistentDomain {
         let domain = table.withLock { table in
             if let existing = table[file.path] { return existing }
-            let created = PersistentDomain(file: file, policy: policy, isWritable: isWritable, logger: logger)
+            let created = PersistentDomain(
+                file: file, policy: policy, isWritable: isWritable, runtimeDirectory: runtimeDirectory, logger: logger)
             table[file.path] = created
             return created
         }
         domain.refresher.startWatching()
+        domain.openCommitCounterIfNeeded()
         ProcessExit.ensureFlushAtExit()
         return domain
     }
@@ -247,10 +257,11 @@ final class PersistentDomain: Sendable {
 
     /// The atomic read-modify-write under the domain's lock (see ``DomainWriter/modify(changing:_:)``).
     func modify<Result: Sendable>(
-        changing changedKeys: [String] = [],
+        changing changedKeys: () -> [String] = { [] },
+        ownKeys: () -> Set<String> = { [] },
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
     ) throws(PreferencesError) -> Result {
-        try writer.modify(changing: changedKeys, body)
+        try writer.modify(changing: changedKeys, ownKeys: ownKeys, body)
     }
 
     /// Re-reads the file now (see ``DomainRefresher/reload()``).

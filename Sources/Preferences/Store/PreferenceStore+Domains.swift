@@ -182,7 +182,7 @@ extension PreferenceStore {
     }
 
     private func layerValues(_ kind: SearchLayer) -> [String: PropertyListValue] {
-        snapshot.read { state in state.pointee.index(of: kind).map { state.pointee.layers[$0].values } ?? [:] }
+        current.read { state in state.pointee.index(of: kind).map { state.pointee.layers[$0].values } ?? [:] }
     }
 
     private func replaceLayer(_ kind: SearchLayer, with newValues: [String: PropertyListValue]) {

@@ -93,7 +93,7 @@ extension PreferenceStore {
         let id = observers.addCommitObserver { handler($0.values, $0.number) }
         let observation = PreferenceObservation { [weak self] in self?.observers.removeCommitObserver(id: id) }
         if initial {
-            let (values, commit) = snapshot.read { ($0.pointee.allValues, $0.pointee.commit) }
+            let (values, commit) = current.read { ($0.pointee.allValues, $0.pointee.commit) }
             handler(values, commit)
         }
         return observation

@@ -1,9 +1,24 @@
 import Foundation
 
 extension PreferenceStore {
+    /// The snapshot, once this process has caught up with every commit another process
+    /// finished before this call (fresh reads): usually two loads per domain file, and a
+    /// re-read only after such a commit (see ``FreshnessChecks``).
+    @inlinable
+    var current: LeftRight<ResolvedValues> {
+        ensureFresh()
+        return snapshot
+    }
+
+    /// Catches up with other processes' commits if a domain's counter moved.
+    @usableFromInline
+    func ensureFresh() {
+        if freshness.isStale { freshness.catchUp() }
+    }
+
     /// The value for `key` from the first layer of the search list that holds it.
     public func value(forKey key: String) -> PropertyListValue? {
-        snapshot.read { $0.value(forKey: key) }
+        current.read { $0.value(forKey: key) }
     }
 
     /// The value for `key` as a Swift value (`Bool`, `Int`, `Double`, `String`, `Date`,
@@ -15,7 +30,7 @@ extension PreferenceStore {
     /// The string for `key`; numbers give their shortest decimal form and booleans "1"
     /// or "0"; nil for other types and missing keys.
     public func string(forKey key: String) -> String? {
-        snapshot.read { $0.value(forKey: key)?.coercedString }
+        current.read { $0.value(forKey: key)?.coercedString }
     }
 
     /// The array for `key`, or nil if the value is not an array.
@@ -32,13 +47,13 @@ extension PreferenceStore {
 
     /// The data for `key`, or nil if the value is not data.
     public func data(forKey key: String) -> Data? {
-        snapshot.read { $0.value(forKey: key)?.dataValue }
+        current.read { $0.value(forKey: key)?.dataValue }
     }
 
     /// The array of strings for `key`, or nil if the value is not an array of strings
     /// only.
     public func stringArray(forKey key: String) -> [String]? {
-        snapshot.read { $0.value(forKey: key)?.coercedStringArray }
+        current.read { $0.value(forKey: key)?.coercedStringArray }
     }
 
     /// The URL for `key`: a stored path (with `~` expanded) as a file URL, or a stored
@@ -50,29 +65,29 @@ extension PreferenceStore {
     /// The integer for `key`: reals truncate, numeric strings parse (`"1.0"` is 1),
     /// booleans are 1 or 0; 0 if missing or not numeric.
     public func integer(forKey key: String) -> Int {
-        snapshot.read { $0.value(forKey: key)?.coercedInteger } ?? 0
+        current.read { $0.value(forKey: key)?.coercedInteger } ?? 0
     }
 
     /// The float for `key`, with the coercions of ``double(forKey:)``; 0 if missing.
     public func float(forKey key: String) -> Float {
-        snapshot.read { $0.value(forKey: key)?.coercedFloat } ?? 0
+        current.read { $0.value(forKey: key)?.coercedFloat } ?? 0
     }
 
     /// The double for `key`: numbers convert (a stored Float keeps its precision),
     /// numeric strings parse, `true` is 1; 0 if missing.
     public func double(forKey key: String) -> Double {
-        snapshot.read { $0.value(forKey: key)?.coercedDouble } ?? 0
+        current.read { $0.value(forKey: key)?.coercedDouble } ?? 0
     }
 
     /// The boolean for `key`: non-zero numbers and strings starting with Y, y, T, t or a
     /// digit 1-9 are true; false if missing.
     public func bool(forKey key: String) -> Bool {
-        snapshot.read { $0.value(forKey: key)?.coercedBool } ?? false
+        current.read { $0.value(forKey: key)?.coercedBool } ?? false
     }
 
     /// Every key visible through the search list, with its winning value.
     public func dictionaryRepresentation() -> [String: Any] {
-        snapshot.read { $0.allValues }.mapValues(\.bridged)
+        current.read { $0.allValues }.mapValues(\.bridged)
     }
 
     /// Reads a typed key: the stored value if it has the key's type, else its default.
@@ -85,7 +100,7 @@ extension PreferenceStore {
             let slot = key.slot
             while true {
                 // Converted inside the read, so the stored value is borrowed, not copied.
-                let (isCovered, value) = snapshot.read { state -> (Bool, Value?) in
+                let (isCovered, value) = current.read { state -> (Bool, Value?) in
                     guard slot < state.pointee.slots.count else { return (false, nil) }
                     return (true, state.pointee.slots[slot].flatMap(Value.init(propertyListValue:)))
                 }
@@ -111,7 +126,7 @@ extension PreferenceStore {
     /// True if `key`'s value is forced by the administrator (the managed layer), so the
     /// program should not offer to change it.
     public func objectIsForced(forKey key: String) -> Bool {
-        snapshot.read { state in
+        current.read { state in
             state.pointee.resolution(forKey: key).map { state.pointee.layers[$0.layerIndex].kind == .managed } ?? false
         }
     }

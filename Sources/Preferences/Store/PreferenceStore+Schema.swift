@@ -117,7 +117,7 @@ extension PreferenceStore {
         guard renames.contains(where: { current[$0.old] != nil }) else { return }
         let keys = renames.flatMap { [$0.old, $0.new] }
         do throws(PreferencesError) {
-            let moved = try appDomain.modify(changing: keys) { values -> [String] in
+            let moved = try appDomain.modify(changing: { keys }) { values -> [String] in
                 var moved: [String] = []
                 for (old, new) in renames {
                     guard let value = values[old] else { continue }

@@ -4,7 +4,7 @@ extension PreferenceStore {
     /// Every layer of this store's search list that holds `key`, first (winning) first:
     /// why a read returns what it does (`defaults explain`).
     public func sources(forKey key: String) -> [PreferenceSource] {
-        snapshot.read { state in
+        current.read { state in
             let schema = state.pointee.declared?.schema
             return state.pointee.layers.compactMap { layer in
                 layer.values[key].map { value in

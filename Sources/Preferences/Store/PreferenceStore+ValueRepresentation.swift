@@ -8,6 +8,6 @@ extension PreferenceStore {
     /// a `.double`. Providers that build immutable snapshots (such as swift-configuration's)
     /// rely on both.
     public func propertyListRepresentation() -> [String: PropertyListValue] {
-        snapshot.read { $0.allValues }
+        current.read { $0.allValues }
     }
 }

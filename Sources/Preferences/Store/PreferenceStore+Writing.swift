@@ -188,7 +188,7 @@ extension PreferenceStore {
     ///   the key's declaration (nothing is written), or why the write failed.
     public func modify<Result: Sendable>(forKey key: String, _ body: (inout PropertyListValue?) -> Result) throws(PreferencesError) -> Result {
         let schema = snapshot.read { state in state.pointee.declared }?.schema
-        return try appDomain.modify(changing: [key]) { values throws(PreferencesError) -> Result in
+        return try appDomain.modify(changing: { [key] }) { values throws(PreferencesError) -> Result in
             var value = values[key]
             let result = body(&value)
             if let violation = schema?.violation(setting: value, forKey: key) { throw PreferencesError(violation) }

@@ -56,6 +56,8 @@ public final class PreferenceStore: Sendable {
     let observers = ObserverTable()
     /// The ordered path from commits to observers, sequences and notifications.
     let delivery = ChangeDelivery()
+    /// The commit counters reads compare, to catch up with other processes' writes.
+    let freshness = FreshnessChecks()
     let extras: ThreadLock<Extras>
 
     /// What the store keeps besides resolved values.
@@ -145,6 +147,7 @@ public final class PreferenceStore: Sendable {
         func add(_ kind: SearchLayer, _ source: PersistentDomain?) {
             guard let source else { return }
             let (values, version) = source.subscribe(self)
+            if let counter = source.commitCounter { freshness.add(source, counter: counter) }
             versions[ObjectIdentifier(source)] = version
             layers.append(Layer(kind: kind, source: source, values: values))
         }

@@ -198,17 +198,21 @@ struct ResolvedValues: Sendable {
 
     /// What setting `key` to `value` in layer `index` would change, without changing anything.
     func previewSet(_ value: PropertyListValue?, forKey key: String, inLayer index: Int) -> Change? {
-        var winner: PropertyListValue? = nil
+        let winner = self.value(forKey: key, ifLayer: index, held: value)
+        let old = resolved[key]?.value
+        return old == winner ? nil : Change(key: key, old: old, new: winner)
+    }
+
+    /// The value `key` would resolve to if layer `index` held `value` for it (nil: not there).
+    func value(forKey key: String, ifLayer index: Int, held value: PropertyListValue?) -> PropertyListValue? {
         let declaration = declared?.rule(key)
         for position in layers.indices {
             let candidate = position == index ? value : layers[position].values[key]
             if let candidate, admits(candidate, forKey: key, declaration: declaration, inLayer: position) {
-                winner = candidate
-                break
+                return candidate
             }
         }
-        let old = resolved[key]?.value
-        return old == winner ? nil : Change(key: key, old: old, new: winner)
+        return nil
     }
 
     /// Replaces every value of one layer, re-resolving only the keys that differ.

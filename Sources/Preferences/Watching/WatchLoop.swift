@@ -149,6 +149,8 @@ final class WatchLoop: Sendable {
             // Named from inside: Foundation on Linux passes the name to the system only for
             // the current thread. Linux keeps 15 bytes of it. `top -H` and gdb show it.
             Thread.current.name = "prefs-watcher"
+            // Observers run here; their reads must never wait for a domain's file lock.
+            FreshReadExemption.exemptCurrentThread()
             run()
         }
         thread.start()

@@ -12,6 +12,9 @@ final class StoreFixture {
     /// The only schema directory the fixture's stores search (`PREFERENCES_SCHEMA_PATH`).
     let schemaDirectory: String
     var arguments: [String] = ["test"]
+    /// The session runtime directory the fixture's stores and workers use for commit
+    /// counters; nil: the test process's own (or none, and counters sit beside the files).
+    var runtimeDirectory: String?
 
     init() throws {
         directory = try TemporaryDirectory()
@@ -23,10 +26,19 @@ final class StoreFixture {
     }
 
     var environment: [String: String] {
-        [
+        var environment = [
             "PREFERENCES_HOME": userDirectory, "PREFERENCES_SYSTEM_DIR": systemDirectory, "HOME": homeDirectory,
             "PREFERENCES_SCHEMA_PATH": schemaDirectory,
         ]
+        environment["XDG_RUNTIME_DIR"] = runtimeDirectory ?? ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"]
+        return environment
+    }
+
+    /// Gives the fixture a private runtime directory (mode 0700) for its commit counters.
+    func usePrivateRuntimeDirectory() throws {
+        let path = directory.file("run").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        runtimeDirectory = path
     }
 
     var configuration: PreferenceStore.Configuration {

@@ -1,0 +1,59 @@
+import Synchronization
+
+/// The commit counters one store's reads compare before answering (fresh reads; see
+/// ``CommitCounter``): a fixed array of pointer pairs that readers walk without a lock.
+///
+/// An entry is added once per domain file the store reads, when the file's counter is
+/// available, and never removed (a suite removed later costs one extra comparison). The
+/// array holds ``capacity`` entries; a store with more domain files than that has fresh reads
+/// for the first ones only, and relies on the watcher for the rest.
+final class FreshnessChecks: @unchecked Sendable {
+    // Safety: entries are written once, under `domains`'s lock, before `count` publishes them
+    // with a releasing store; readers load `count` acquiring and read only entries below it.
+    // The pointers reach counters, which live as long as the process.
+
+    /// The most domain files a store checks.
+    static let capacity = 16
+
+    private let words = UnsafeMutablePointer<UnsafeMutablePointer<UInt32>>.allocate(capacity: FreshnessChecks.capacity)
+    private let seen = UnsafeMutablePointer<UnsafeMutablePointer<UInt32>>.allocate(capacity: FreshnessChecks.capacity)
+    private let count = Atomic<Int>(0)
+    /// The domains behind the entries, in the same order, for the slow path.
+    private let domains = ThreadLock([PersistentDomain](), rank: .leaf)
+
+    deinit {
+        words.deallocate()
+        seen.deallocate()
+    }
+
+    /// Adds `domain`'s counter unless it is checked already or the array is full.
+    func add(_ domain: PersistentDomain, counter: CommitCounter) {
+        domains.withLock { domains in
+            guard domains.count < Self.capacity, !domains.contains(where: { $0 === domain }) else { return }
+            (words + domains.count).initialize(to: counter.word)
+            (seen + domains.count).initialize(to: counter.seen)
+            domains.append(domain)
+            count.store(domains.count, ordering: .releasing)
+        }
+    }
+
+    /// Whether any checked file had a commit this process has not caught up with: two loads
+    /// per domain file, no lock, no allocation.
+    @inline(__always)
+    var isStale: Bool {
+        let count = count.load(ordering: .acquiring)
+        var index = 0
+        while index < count {
+            if SystemCalls.loadShared(words[index]) != SystemCalls.loadShared(seen[index]) { return true }
+            index += 1
+        }
+        return false
+    }
+
+    /// Brings every stale file up to date (see ``PersistentDomain/catchUp()``).
+    func catchUp() {
+        for domain in domains.withLock({ $0 }) where domain.commitCounter?.isStale == true {
+            domain.catchUp()
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Logging
+
+/// A domain file's commit counter as its ``PersistentDomain`` holds it.
+struct CommitCounterState {
+    /// The mapped counter, once opened.
+    var counter: CommitCounter?
+    /// Why it was refused (a planted or damaged file, an unsafe directory): the domain then
+    /// relies on its watcher, and the counter is not tried again.
+    var refusal: PreferencesError?
+}
+
+extension PersistentDomain {
+    /// The file's commit counter, if it is open.
+    var commitCounter: CommitCounter? {
+        commits.withLock { $0.counter }
+    }
+
+    /// Opens the commit counter unless it is open or refused; takes the file lock.
+    ///
+    /// Beside the domain file (no runtime directory), the counter waits for the directory to
+    /// exist: a store only reading a domain nobody has written creates nothing, and the first
+    /// write, which makes the directory, opens it (``openCommitCounterWhileLocked()``).
+    func openCommitCounterIfNeeded() {
+        guard isWritable, commits.withLock({ $0.counter == nil && $0.refusal == nil }) else { return }
+        fileAccess.withLock { _ in openCommitCounterWhileLocked() }
+    }
+
+    /// ``openCommitCounterIfNeeded()`` for a caller that holds the file lock.
+    func openCommitCounterWhileLocked() {
+        guard isWritable, commits.withLock({ $0.counter == nil && $0.refusal == nil }) else { return }
+        let location = CommitCounterLocation(for: file, runtimeDirectory: runtimeDirectory)
+        if location.directory == file.directory && !SystemCalls.isSearchableDirectory(file.directory) { return }
+        let opened: Result<CommitCounter, PreferencesError>
+        do throws(PreferencesError) {
+            opened = .success(try CommitCounter.open(path: location.path, directory: location.directory, policy: policy))
+        } catch {
+            opened = .failure(error)
+        }
+        switch opened {
+        case .success(let counter):
+            commits.withLock { $0.counter = counter }
+            // Stores that subscribed before the counter existed check it from now on.
+            for store in state.withLock({ $0.liveSubscribers }) {
+                store.freshness.add(self, counter: counter)
+            }
+        case .failure(let error):
+            commits.withLock { $0.refusal = error }
+            logger.warning(
+                "fresh reads are off for \\(file.path): \\(error); reads rely on the watcher",
+                metadata: [
+                    "MESSAGE_ID": .string(PreferencesLogEvent.freshReadsUnavailable.messageID),
+                    "PREFERENCES_PATH": .string(file.path),
+                    "PREFERENCES_COUNTER": .string(location.path),
+                    "PREFERENCES_ERROR": .string(error.code.description),
+                ])
+        }
+    }
+
+    /// Brings this process's copy of the file up to date after a read found the counter
+    /// raised: one `lstat` if the file is still the version known, else a re-read whose
+    /// changes reach every store (and their observers, from this thread) before the read
+    /// goes on.
+    ///
+    /// Skipped on threads that must not wait for the file lock (``FreshReadExemption``).
+    func catchUp() {
+        guard let counter = commitCounter, !FreshReadExemption.isActive else { return }
+        refresher.catchUp(with: counter)
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+@testable import Preferences
+import TestSupport
+import Testing
+
+@Suite("Fresh reads")
+struct FreshReadTests {
+    /// Where the fixture's app domain keeps its commit counter in this process's session.
+    func counterLocation(_ fixture: StoreFixture, domain: String = "com.example.test") -> CommitCounterLocation {
+        CommitCounterLocation(
+            for: DomainFile(directory: fixture.userDirectory, fileName: "\(domain).plist"),
+            runtimeDirectory: fixture.environment["XDG_RUNTIME_DIR"])
+    }
+
+    @Test("10,000 trials of write, flush, tell the reader through a pipe, read: 0 stale reads")
+    func noStaleReads() throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.store()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: workerPath)
+        process.arguments = ["write-on-request", "com.example.test", "n"]
+        process.environment = fixture.processEnvironment
+        let requests = Pipe(), replies = Pipe()
+        process.standardInput = requests
+        process.standardOutput = replies
+        try process.run()
+        defer {
+            try? requests.fileHandleForWriting.close()
+            process.waitUntilExit()
+        }
+        #expect(readLine(from: replies.fileHandleForReading) == "ready")
+        // Beside the file (no runtime directory), the counter opens when the watcher sees
+        // the directory the worker made: fresh reads begin there.
+        #expect(waitUntil(within: .seconds(10)) { store.appDomain.commitCounter != nil })
+        var stale = 0
+        let trials = 10_000
+        for trial in 1...trials {
+            requests.fileHandleForWriting.write(Data("\(trial)\n".utf8))
+            guard readLine(from: replies.fileHandleForReading) == String(trial) else {
+                Issue.record("the worker stopped answering at trial \(trial)")
+                return
+            }
+            // The worker's flush() has returned: this read must see its write.
+            if store.integer(forKey: "n") != trial { stale += 1 }
+        }
+        #expect(stale == 0, "reads that missed a write whose flush had returned")
+    }
+
+    @Test(
+        "the counter file is made whole, and every writer and reader of the domain shares it",
+        arguments: [false, true])
+    func sharedCounter(inRuntimeDirectory: Bool) throws {
+        let fixture = try StoreFixture()
+        if inRuntimeDirectory { try fixture.usePrivateRuntimeDirectory() }
+        let store = try fixture.store()
+        store.set(1, forKey: "a")
+        try store.flush()
+        let location = counterLocation(fixture)
+        let attributes = try FileManager.default.attributesOfItem(atPath: location.path)
+        #expect(attributes[.size] as? Int == CommitCounter.Layout.size)
+        #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o077 } == 0)
+        let counter = try #require(store.appDomain.commitCounter)
+        #expect(counter.path == location.path)
+        #expect(location.path.hasPrefix(inRuntimeDirectory ? fixture.runtimeDirectory! + "/swift-preferences/" : fixture.userDirectory + "/."))
+        let before = counter.current
+        let result = try run(workerPath, ["set-keys", "com.example.test", "k", "3"], environment: fixture.processEnvironment)
+        #expect(result.status == 0)
+        #expect(counter.current &- before == 3, "three flushes in another process raise this process's counter three times")
+        // The watcher may have caught up already; if not, this read does.
+        #expect(store.integer(forKey: "k2") == 2)
+        #expect(!counter.isStale)
+    }
+
+    enum Planted: String, CaseIterable {
+        case symbolicLink, wrongSize, wrongHeader, worldWritable, directory
+    }
+
+    @Test("a planted or damaged counter is refused: the domain works on, push-only", arguments: Planted.allCases)
+    func plantedCounter(_ planted: Planted) throws {
+        let fixture = try StoreFixture()
+        try fixture.usePrivateRuntimeDirectory()
+        let location = counterLocation(fixture)
+        try FileManager.default.createDirectory(
+            atPath: fixture.userDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: location.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var good = [UInt8](repeating: 0, count: CommitCounter.Layout.size)
+        good.replaceSubrange(0..<8, with: CommitCounter.Layout.magic)
+        good[8] = 1
+        switch planted {
+        case .symbolicLink:
+            let target = fixture.directory.file("elsewhere").path
+            try Data(good).write(to: URL(fileURLWithPath: target))
+            try FileManager.default.createSymbolicLink(atPath: location.path, withDestinationPath: target)
+        case .wrongSize:
+            try Data(good.prefix(20)).write(to: URL(fileURLWithPath: location.path))
+        case .wrongHeader:
+            try Data([UInt8](repeating: 0x41, count: CommitCounter.Layout.size)).write(to: URL(fileURLWithPath: location.path))
+        case .worldWritable:
+            try Data(good).write(to: URL(fileURLWithPath: location.path))
+            #expect(chmod(location.path, 0o666) == 0)
+        case .directory:
+            try FileManager.default.createDirectory(atPath: location.path, withIntermediateDirectories: false)
+        }
+        let plantedBytes = FileManager.default.contents(atPath: location.path)
+        let store = try fixture.store()
+        #expect(store.appDomain.commitCounter == nil)
+        let refusal = store.appDomain.commits.withLock { $0.refusal }
+        #expect(refusal != nil)
+        #expect(refusal?.path == location.path)
+        // The domain itself is unaffected.
+        store.set("works", forKey: "state")
+        try store.flush()
+        #expect(try fixture.onDisk(fixture.userFile("com.example.test"))?["state"] == .string("works"))
+        #expect(store.string(forKey: "state") == "works")
+        #expect(FileManager.default.contents(atPath: location.path) == plantedBytes, "a refused counter is left as it is")
+    }
+}
