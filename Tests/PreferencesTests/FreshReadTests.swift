@@ -115,4 +115,44 @@ struct FreshReadTests {
         #expect(store.string(forKey: "state") == "works")
         #expect(FileManager.default.contents(atPath: location.path) == plantedBytes, "a refused counter is left as it is")
     }
+
+    @Test("a process with no inotify instance is woken by the commit counter, not by its once-a-second poll")
+    func wakeUpsWithoutInotify() async throws {
+        // The test scripts install strace; a machine without it must fail here, not skip.
+        let strace = try #require(installedProgram("strace"), "strace is not installed: run Tests/Scripts/install-dependencies.sh")
+        let fixture = try StoreFixture()
+        try fixture.usePrivateRuntimeDirectory()
+        let store = try fixture.store()
+        store.set(0, forKey: "n")
+        try store.flush()
+        let worker = Process()
+        worker.executableURL = URL(fileURLWithPath: strace)
+        // Every inotify_init1 fails as it does past fs.inotify.max_user_instances.
+        worker.arguments = [
+            "-f", "--seccomp-bpf", "-o", "/dev/null", "-e", "trace=inotify_init1", "-e", "inject=inotify_init1:error=EMFILE",
+            workerPath, "observe-key", "com.example.test", "n",
+        ]
+        worker.environment = fixture.processEnvironment
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        worker.standardInput = input
+        worker.standardOutput = output
+        worker.standardError = errors
+        try worker.run()
+        let lines = CollectedLines(output.fileHandleForReading)
+        #expect(await eventually(within: .seconds(30)) { lines.texts.contains("ready") }, "\(lines.texts)")
+        for value in 1...5 {
+            store.set(value, forKey: "n")
+            try store.flush()
+            #expect(await eventually(within: .seconds(10)) { lines.texts.contains { $0.hasPrefix("changed integer(\(value)) ") } })
+        }
+        try input.fileHandleForWriting.close()
+        let warnings = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        worker.waitUntilExit()
+        #expect(worker.terminationStatus == 0, "\(warnings)")
+        #expect(warnings.contains("inotify"), "the worker fell back: \(warnings)")
+        // Delivered by the thread that sleeps on the counters; a change found by the poll
+        // would arrive on the watcher thread, up to a second later.
+        let threads = lines.texts.filter { $0.hasPrefix("changed ") }.map { $0.split(separator: " ").last.map(String.init) ?? "" }
+        #expect(threads.filter { $0 == "prefs-commits" }.count >= 4, "\(lines.texts)")
+    }
 }

@@ -27,6 +27,7 @@
 //   PreferencesWorker transact-pairs DOMAIN COUNT        COUNT transactions, each setting `width`,
 //                                                        `height` and `area` from one i
 //   PreferencesWorker transact-increment DOMAIN KEY COUNT COUNT transactions adding one to KEY
+//   PreferencesWorker observe-key DOMAIN KEY            print "changed VALUE THREAD" per change of KEY
 //   PreferencesWorker write-on-request DOMAIN KEY         for each line N on stdin: set KEY to N, flush,
 //                                                        print N
 //
@@ -89,6 +90,9 @@ case "transact-pairs":
     exit(0)
 case "transact-increment":
     transactIncrement(Array(arguments.dropFirst(2)))
+    exit(0)
+case "observe-key":
+    observeKey(Array(arguments.dropFirst(2)))
     exit(0)
 case "write-on-request":
     writeOnRequest(Array(arguments.dropFirst(2)))

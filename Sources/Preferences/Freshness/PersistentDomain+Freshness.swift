@@ -39,6 +39,7 @@ extension PersistentDomain {
         switch opened {
         case .success(let counter):
             commits.withLock { $0.counter = counter }
+            CommitWaiter.counterOpened()
             // Stores that subscribed before the counter existed check it from now on.
             for store in state.withLock({ $0.liveSubscribers }) {
                 store.freshness.add(self, counter: counter)

@@ -75,8 +75,9 @@ final class PersistentDomain: Sendable {
             table[file.path] = created
             return created
         }
-        domain.refresher.startWatching()
+        // The counter first: a watcher that falls back to polling sleeps on it at once.
         domain.openCommitCounterIfNeeded()
+        domain.refresher.startWatching()
         ProcessExit.ensureFlushAtExit()
         return domain
     }

@@ -12,8 +12,10 @@ extension DirectoryWatcher {
     /// the watch limit is hit.
     static func warnPollingFallback(because reason: String) {
         guard !hasWarnedOfPolling.exchange(true, ordering: .relaxed) else { return }
+        // Library commits wake this process through their counters from now on.
+        CommitWaiter.start()
         writeWarning(
-            "\(reason); changes made by other processes are found by checking every second instead of by inotify")
+            "\(reason); library writes by other processes still arrive at once (through their commit counters), other changes are found by checking every second")
     }
 
     /// Writes one warning line to standard error as `swift-preferences: warning: ...`.

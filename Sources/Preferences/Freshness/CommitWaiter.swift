@@ -1,0 +1,76 @@
+import Foundation
+import Synchronization
+
+/// Wake-ups for a process that watches some domain directories by polling (no inotify
+/// instance left, a network or FUSE file system): one thread that sleeps on the commit
+/// counters of every domain the process has open, with `futex_waitv`, and refreshes a domain
+/// as soon as a library write raises its counter.
+///
+/// Linux allows 128 inotify instances per user by default, shared by every program the
+/// user runs; past that, a process falls back to polling once a second. Library commits
+/// raise a counter and wake its sleepers, so such a process sees them as quickly as an
+/// inotify event would bring them; polling remains only for changes the library did not make
+/// (hand edits, other programs). No daemon is involved: the counters are files every process
+/// maps.
+///
+/// The thread starts with the first polling fallback and runs for the life of the process;
+/// it sleeps at most a second at a time, then picks up domains opened meanwhile. Without
+/// `futex_waitv` (Linux before 5.16) it ends at once and polling alone remains.
+enum CommitWaiter {
+    /// Whether the thread was started.
+    private static let isStarted = Atomic(false)
+
+    /// How long one sleep lasts before the list of domains is taken again.
+    static let sleepLimit: Duration = .seconds(1)
+
+    /// The most words one sleep covers (the kernel's `FUTEX_WAITV_MAX`): the list's own
+    /// word and 127 counters.
+    static let maximumCounters = 128
+
+    /// Raised when a domain's counter opens, so the sleeping thread takes the new list.
+    // Safety: the word is allocated once and only ever reached with atomic operations.
+    nonisolated(unsafe) private static let listChanged: UnsafeMutablePointer<UInt32> = {
+        let word = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
+        word.initialize(to: 0)
+        return word
+    }()
+
+    /// Tells the thread, if it sleeps, that another counter is open.
+    static func counterOpened() {
+        _ = SystemCalls.incrementShared(listChanged)
+        if isStarted.load(ordering: .relaxed) { SystemCalls.wakeAll(listChanged) }
+    }
+
+    /// Starts the thread, once per process.
+    static func start() {
+        guard !isStarted.exchange(true, ordering: .relaxed) else { return }
+        let thread = Thread {
+            Thread.current.name = "prefs-commits"
+            // Observers run here, as on the watcher thread: their reads must not wait.
+            FreshReadExemption.exemptCurrentThread()
+            run()
+        }
+        thread.start()
+    }
+
+    private static func run() {
+        while true {
+            let listVersion = SystemCalls.loadShared(listChanged)
+            let watched = Array(
+                PersistentDomain.all.compactMap { domain in domain.commitCounter.map { (domain, $0) } }
+                    .prefix(maximumCounters - 1))
+            // Announced before the values are loaded: a writer raises, then looks for
+            // sleepers; a sleeper announces, then loads. Either the writer sees the sleeper
+            // and wakes it, or the sleeper loads the raised value and does not sleep.
+            for (_, counter) in watched { _ = SystemCalls.incrementShared(counter.waiters) }
+            let values = watched.map { $0.1.current }
+            let outcome = SystemCalls.waitForChange(
+                of: [listChanged] + watched.map { $0.1.word }, from: [listVersion] + values, timeout: sleepLimit)
+            for (_, counter) in watched { SystemCalls.decrementShared(counter.waiters) }
+            if outcome == .unsupported { return }
+            for (index, (domain, counter)) in watched.enumerated() where counter.current != values[index] {
+                domain.refresher.refreshFromDisk()
+            }
+        }
+    }
+}
