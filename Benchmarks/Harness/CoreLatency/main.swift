@@ -5,6 +5,8 @@
 //   core-latency scale REPEATS        flush time by domain size beside the raw file steps
 //   core-latency memory DOMAINS       resident memory per open 1,000-key domain
 //   core-latency schema SAMPLES       what a 200-key schema costs: open, declared read, validated set
+//   core-latency commits ROUNDS       what fresh reads and transactions cost: a read with and without
+//                                     the commit-counter check, a 10-key transaction against a one-key flush
 //   core-latency writer HOME          (internal) another process writing every millisecond
 //
 // Each line printed is "row<TAB>name<TAB>value..." for Benchmarks/report.py. Single reads
@@ -425,6 +427,70 @@ func setCost(declared: Bool, count: Int) {
     try? store.flush()
 }
 
+/// The costs of issue 18's commit path: the fresh-read check on every read, and a transaction.
+func commitCosts(rounds: Int) {
+    let home = makeHome()
+    defer { try? FileManager.default.removeItem(atPath: home) }
+    print("load\tcommits start\t\(loadAverage())")
+    // Two domains, one whose counter is refused (a planted file of the wrong size beside it:
+    // no runtime directory in this environment), so its reads skip the check.
+    var environment = ProcessInfo.processInfo.environment
+    environment["XDG_RUNTIME_DIR"] = nil
+    environment["PREFERENCES_HOME"] = home
+    environment["PREFERENCES_SYSTEM_DIR"] = home + "/system"
+    do {
+        try Data([0]).write(to: URL(fileURLWithPath: "\(home)/.\(domain).unchecked.plist.commits"))
+    } catch { fail("\(error)") }
+    func open(_ name: String) -> PreferenceStore {
+        do throws(PreferencesError) {
+            return try PreferenceStore(domain: name, configuration: .init(environment: environment, arguments: ["core-latency"]))
+        } catch { fail("cannot open \(name): \(error)") }
+    }
+    let checked = open("\(domain).checked")
+    let unchecked = open("\(domain).unchecked")
+    for store in [checked, unchecked] {
+        store.set(42, forKey: "Int7")
+        do { try store.flush() } catch { fail("flush: \(error)") }
+    }
+    // Reads: a million in a loop, timed as a whole (a single read is shorter than the clock's
+    // own cost), alternated so both see the same machine; the median of the rounds per read.
+    var sink = 0
+    func perRead(_ store: PreferenceStore) -> Int64 {
+        let count = 1_000_000
+        let start = monotonicNanoseconds()
+        for _ in 0..<count { sink &+= store.integer(forKey: "Int7") }
+        return (monotonicNanoseconds() - start) * 1000 / Int64(count)
+    }
+    var withCheck: [Int64] = [], withoutCheck: [Int64] = []
+    for _ in 0..<max(rounds, 5) {
+        withCheck.append(perRead(checked))
+        withoutCheck.append(perRead(unchecked))
+    }
+    _ = sink
+    func median(_ values: [Int64]) -> Int64 { values.sorted()[values.count / 2] }
+    // Picoseconds per read, so a difference below a nanosecond shows.
+    emit("commits", "read integer(forKey:), commit counter checked (ps per read, median of rounds)", [median(withCheck)])
+    emit("commits", "read integer(forKey:), no counter (ps per read, median of rounds)", [median(withoutCheck)])
+    // Durable commits: one key set and flushed, against a transaction of ten keys.
+    var oneKey: [Int64] = [], tenKeys: [Int64] = []
+    for round in 0..<max(rounds, 20) {
+        var start = monotonicNanoseconds()
+        checked.set(round, forKey: "single")
+        do { try checked.flush() } catch { fail("flush: \(error)") }
+        oneKey.append(monotonicNanoseconds() - start)
+        start = monotonicNanoseconds()
+        do {
+            try checked.transaction { t in
+                for key in 0..<10 { t.set(round &+ key, forKey: "t\(key)") }
+            }
+        } catch { fail("transaction: \(error)") }
+        tenKeys.append(monotonicNanoseconds() - start)
+    }
+    emit("commits", "set one key + flush() (durable)", percentiles(oneKey))
+    emit("commits", "transaction of 10 keys (durable, one commit)", percentiles(tenKeys))
+    print("load\tcommits end\t\(loadAverage())")
+}
+
 // MARK: main
 
 let arguments = CommandLine.arguments
@@ -436,6 +502,7 @@ case "first-open":
     guard arguments.count > 5 else { fail("first-open HOME SCHEMAS DECLARED-DOMAIN PLAIN-DOMAIN") }
     firstOpen(home: arguments[2], schemas: arguments[3], declaredDomain: arguments[4], plainDomain: arguments[5])
 case "set-cost": setCost(declared: arguments.count > 2 && arguments[2] == "declared", count: arguments.count > 3 ? Int(arguments[3]) ?? 100_000 : 100_000)
+case "commits": commitCosts(rounds: arguments.count > 2 ? Int(arguments[2]) ?? 200 : 200)
 case "schema": schemaCosts(samples: arguments.count > 2 ? Int(arguments[2]) ?? 1_000_000 : 1_000_000)
 case "writer":
     guard arguments.count > 2 else { fail("writer HOME") }

@@ -150,6 +150,8 @@ final class CommitCounter: @unchecked Sendable {
                     try create(path: path, directory: directory)
                 case .tooManySymbolicLinkLevels:
                     throw PreferencesError(.symbolicLink, path: path, errno: error.rawValue, "the commit counter is a symbolic link")
+                case .isDirectory, .noSuchAddressOrDevice:
+                    throw PreferencesError(.notRegularFile, path: path, errno: error.rawValue, "the commit counter is not a regular file")
                 default:
                     throw PreferencesError(.io, path: path, errno: error.rawValue, "the commit counter could not be opened: \(error)")
                 }

@@ -46,6 +46,10 @@ extension PersistentDomain {
             }
         case .failure(let error):
             commits.withLock { $0.refusal = error }
+            // A file system that cannot hold the counter (read-only, full, no permission)
+            // says nothing new: writes there fail and report it themselves. A planted or
+            // damaged counter is news, and is refused as a domain file would be.
+            guard error.code != .io else { return }
             logger.warning(
                 "fresh reads are off for \\(file.path): \\(error); reads rely on the watcher",
                 metadata: [
