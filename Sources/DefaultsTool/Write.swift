@@ -3,17 +3,18 @@ import DefaultsCommand
 import Preferences
 import PropertyList
 
-/// `defaults write domain key [type] value` and `defaults write domain 'plist'`.
+/// `defaults write domain key [type] value [key [type] value …]` and `defaults write domain 'plist'`.
 struct Write: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a key's value, or replace a whole domain with a dictionary.",
-        usage: "defaults write DOMAIN KEY [-string|-data|-int|-float|-bool|-date] VALUE\n  defaults write DOMAIN KEY -array|-array-add|-dict|-dict-add VALUE...\n  defaults write DOMAIN 'PLIST'",
+        usage: "defaults write DOMAIN KEY [-string|-data|-int|-float|-bool|-date] VALUE [KEY [type] VALUE ...]\n  defaults write DOMAIN KEY -array|-array-add|-dict|-dict-add VALUE...\n  defaults write DOMAIN 'PLIST'",
         discussion: """
             An untyped VALUE is old-style property-list text ('{ a = 1; b = (x, y); }', '(1, 2)', \
             '<0fbd>'), an XML fragment ('<integer>5</integer>'), or else a string. -data takes \
             hexadecimal digits; -bool takes true, false, yes or no; -date takes \
             '2024-01-02 03:04:05 +0000', 2024-01-02T03:04:05Z or 2024-01-02. Elements of -array and \
-            values of -dict may carry a type flag (-array -int 1 -bool yes).
+            values of -dict may carry a type flag (-array -int 1 -bool yes). Several KEY VALUE pairs \
+            are written in one commit: other programs see all of them change at once, or none.
             """
     )
 
@@ -39,6 +40,10 @@ struct Write: ParsableCommand {
         let files = context.files()
         if words.count == 2 {
             try replace(location, with: words[1], in: files)
+            return
+        }
+        if let pairs = try Self.keyValuePairs(Array(words.dropFirst())) {
+            try writePairs(pairs, at: location, in: files)
             return
         }
         let key = words[1]
@@ -110,6 +115,61 @@ struct Write: ParsableCommand {
     }
 
     /// `defaults write domain 'plist'`: the text must be a dictionary; it becomes the domain.
+    /// `KEY1 [type] VALUE1 KEY2 [type] VALUE2 …` as pairs, or nil for the one-key forms (one
+    /// pair, or a container flag, whose elements take every word after it).
+    static func keyValuePairs(_ words: [String]) throws -> [(key: String, words: [String])]? {
+        let containerFlags: Set<String> = ["-array", "-array-add", "-dict", "-dict-add"]
+        guard words.count > 2, !containerFlags.contains(words[1]) else { return nil }
+        var pairs: [(key: String, words: [String])] = []
+        var index = 0
+        while index < words.count {
+            let key = words[index]
+            index += 1
+            var valueWords: [String] = []
+            if index < words.count, WriteRequest.isScalarTypeFlag(words[index]) {
+                valueWords.append(words[index])
+                index += 1
+            }
+            guard index < words.count else {
+                throw DefaultsFailure("write: the key \"\(key)\" has no value", usage: WriteRequest.usage)
+            }
+            if containerFlags.contains(words[index]) {
+                throw DefaultsFailure(
+                    "write: \(words[index]) takes every word after it, so it can only be the one key written", usage: WriteRequest.usage)
+            }
+            valueWords.append(words[index])
+            index += 1
+            pairs.append((key, valueWords))
+        }
+        return pairs.count > 1 ? pairs : nil
+    }
+
+    /// Several keys in one commit: one rename, one change for every watcher, all or nothing.
+    private func writePairs(
+        _ pairs: [(key: String, words: [String])], at location: PersistentDomainLocation, in files: PreferenceFiles
+    ) throws {
+        let schema = Self.schema(for: location, in: files)
+        var changes: [String: PropertyListValue?] = [:]
+        for (key, valueWords) in pairs {
+            guard case .set(var value) = try WriteRequest(parsing: valueWords) else {
+                throw DefaultsFailure("write: \(valueWords.joined(separator: " ")) is not a single value", usage: WriteRequest.usage)
+            }
+            if let declaration = schema?[key], !valueWords.contains(where: WriteRequest.isScalarTypeFlag) {
+                value = DeclaredValueText.coerce(value, to: declaration.type)
+            }
+            // Any refusal refuses them all: the file stays byte-identical.
+            if let violation = schema?.violation(setting: value, forKey: key) {
+                throw DeclaredValueText.refusal(violation, domain: location.description)
+            }
+            changes[key] = value
+        }
+        do throws(PreferencesError) {
+            try files.setValues(changes, at: location)
+        } catch {
+            throw DefaultsContext.failure(error, domain: location.description)
+        }
+    }
+
     private func replace(_ location: PersistentDomainLocation, with text: String, in files: PreferenceFiles) throws {
         let trimmed = text.drop(while: \.isWhitespace)
         guard trimmed.first == "{" || trimmed.first == "<" else {
