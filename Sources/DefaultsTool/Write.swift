@@ -42,7 +42,7 @@ struct Write: ParsableCommand {
             try replace(location, with: words[1], in: files)
             return
         }
-        if let pairs = try Self.keyValuePairs(Array(words.dropFirst())) {
+        if let pairs = Self.keyValuePairs(Array(words.dropFirst())) {
             try writePairs(pairs, at: location, in: files)
             return
         }
@@ -115,28 +115,25 @@ struct Write: ParsableCommand {
     }
 
     /// `defaults write domain 'plist'`: the text must be a dictionary; it becomes the domain.
-    /// `KEY1 [type] VALUE1 KEY2 [type] VALUE2 …` as pairs, or nil for the one-key forms (one
-    /// pair, or a container flag, whose elements take every word after it).
-    static func keyValuePairs(_ words: [String]) throws -> [(key: String, words: [String])]? {
+    /// `KEY1 [type] VALUE1 KEY2 [type] VALUE2 …` as pairs, or nil for everything else: the
+    /// one-key forms (one pair, or a container flag, whose elements take every word after it),
+    /// and words that do not pair up, which the one-key form then reports in its own words.
+    static func keyValuePairs(_ words: [String]) -> [(key: String, words: [String])]? {
         let containerFlags: Set<String> = ["-array", "-array-add", "-dict", "-dict-add"]
-        guard words.count > 2, !containerFlags.contains(words[1]) else { return nil }
+        guard words.count > 2, !words.contains(where: containerFlags.contains) else { return nil }
         var pairs: [(key: String, words: [String])] = []
         var index = 0
         while index < words.count {
             let key = words[index]
+            // A flag where a key belongs is a mistake in a one-key write (`KEY -frob 1`).
+            if key.hasPrefix("-") && key.dropFirst().first?.isLetter == true { return nil }
             index += 1
             var valueWords: [String] = []
             if index < words.count, WriteRequest.isScalarTypeFlag(words[index]) {
                 valueWords.append(words[index])
                 index += 1
             }
-            guard index < words.count else {
-                throw DefaultsFailure("write: the key \"\(key)\" has no value", usage: WriteRequest.usage)
-            }
-            if containerFlags.contains(words[index]) {
-                throw DefaultsFailure(
-                    "write: \(words[index]) takes every word after it, so it can only be the one key written", usage: WriteRequest.usage)
-            }
+            guard index < words.count else { return nil }
             valueWords.append(words[index])
             index += 1
             pairs.append((key, valueWords))
