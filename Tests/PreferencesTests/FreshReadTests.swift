@@ -1,4 +1,6 @@
 import Foundation
+import InMemoryLogging
+import Logging
 @testable import Preferences
 import TestSupport
 import Testing
@@ -103,11 +105,18 @@ struct FreshReadTests {
             try FileManager.default.createDirectory(atPath: location.path, withIntermediateDirectories: false)
         }
         let plantedBytes = FileManager.default.contents(atPath: location.path)
-        let store = try fixture.store()
+        let log = InMemoryLogHandler()
+        var configuration = fixture.configuration
+        configuration.logger = Logger(label: "test") { _ in log }
+        let store = try PreferenceStore(domain: "com.example.test", configuration: configuration)
         #expect(store.appDomain.commitCounter == nil)
         let refusal = store.appDomain.commits.withLock { $0.refusal }
         #expect(refusal != nil)
         #expect(refusal?.path == location.path)
+        let warnings = log.entries.filter { $0.metadata["MESSAGE_ID"] == .string(PreferencesLogEvent.freshReadsUnavailable.messageID) }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.level == .warning)
+        #expect(warnings.first?.metadata["PREFERENCES_COUNTER"] == .string(location.path))
         // The domain itself is unaffected.
         store.set("works", forKey: "state")
         try store.flush()

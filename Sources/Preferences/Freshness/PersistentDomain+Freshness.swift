@@ -51,7 +51,7 @@ extension PersistentDomain {
             // damaged counter is news, and is refused as a domain file would be.
             guard error.code != .io else { return }
             logger.warning(
-                "fresh reads are off for \\(file.path): \\(error); reads rely on the watcher",
+                "fresh reads are off for \(file.path): \(error); reads rely on the watcher",
                 metadata: [
                     "MESSAGE_ID": .string(PreferencesLogEvent.freshReadsUnavailable.messageID),
                     "PREFERENCES_PATH": .string(file.path),
