@@ -202,3 +202,26 @@ func flushRetry(_ arguments: [String]) {
     }
     fail("no flush succeeded")
 }
+
+/// `transaction-loop DOMAIN KEYS`: from the generation on disk plus one, commits generation
+/// after generation as one transaction each (`state` as `flush-loop` writes it, and `t0` …
+/// `t<KEYS-1>` set to the generation), printing each once it is committed; forever.
+func transactionLoop(_ arguments: [String]) {
+    guard arguments.count == 2, let keys = Int(arguments[1]) else { fail("transaction-loop DOMAIN KEYS") }
+    let preferences = store(arguments[0])
+    var generation = preferences.value(forKey: "state")?["generation"]?.integerValue?.intValue ?? 0
+    say("start \(generation)")
+    while true {
+        generation += 1
+        let values = generationValues(generation, keys: 4)
+        do {
+            try preferences.transaction { t in
+                for (key, value) in values { t.setValue(value, forKey: key) }
+                for key in 0..<keys { t.set(generation, forKey: "t\(key)") }
+            }
+        } catch {
+            fail("transaction: \(error)")
+        }
+        say("committed \(generation)")
+    }
+}

@@ -74,4 +74,43 @@ struct CrashConsistencyTests {
         figure(
             "random SIGKILLs", "\(iterations) kills after \(flushesSeen) committed flushes, \(killedMidFlush) left a temp file (all removed by the next flush), \(fresh) started from no file, \(killedBeforeFirstFile) of those killed before the first file existed")
     }
+
+    @Test("a writer committing 20-key transactions, SIGKILLed at 200 random moments: always one whole transaction on disk")
+    func randomKillsDuringTransactions() throws {
+        let fixture = try ReliabilityFixture()
+        let domain = "com.example.crash-transactions"
+        let keys = 20
+        let iterations = isSoak ? 2_000 : 200
+        var generator = SystemRandomNumberGenerator()
+        var committed = 0
+        var transactionsSeen = 0
+        var killedMidCommit = 0
+        for iteration in 0..<iterations {
+            let worker = try fixture.startWorker(["transaction-loop", domain, String(keys)])
+            try #require(worker.readLine()?.hasPrefix("start ") == true)
+            usleep(UInt32.random(in: 0...30_000, using: &generator))
+            kill(worker.pid, SIGKILL)
+            worker.wait()
+            for line in worker.remainingOutput.split(separator: "\n") where line.hasPrefix("committed ") {
+                transactionsSeen += 1
+                committed = Int(line.dropFirst("committed ".count)) ?? committed
+            }
+            guard let values = try fixture.onDisk(domain) else {
+                #expect(committed == 0, "iteration \(iteration): the file vanished after transaction \(committed)")
+                continue
+            }
+            let generation = values["state"]?["generation"]?.integerValue?.intValue ?? 0
+            #expect(generation == committed || generation == committed + 1, "iteration \(iteration): \(generation) on disk, \(committed) committed")
+            // Every key of one transaction, or none of the next: never a mix.
+            for key in 0..<keys {
+                #expect(values["t\(key)"] == .integer(generation), "iteration \(iteration): t\(key) is not from transaction \(generation)")
+            }
+            committed = max(committed, generation)
+            if !fixture.temporaryFiles.isEmpty { killedMidCommit += 1 }
+        }
+        #expect(transactionsSeen > 0, "the writer never committed: the kills came too early")
+        figure(
+            "random SIGKILLs during transactions",
+            "\(iterations) kills after \(transactionsSeen) committed 20-key transactions: every file one whole transaction, \(killedMidCommit) kills left a temporary file")
+    }
 }
