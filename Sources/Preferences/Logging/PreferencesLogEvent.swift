@@ -21,6 +21,10 @@ enum PreferencesLogEvent: String, Sendable, CaseIterable {
     case schemaUnusable
     /// A value was moved from a key's old name to its declared name (info).
     case migrated
+    /// A domain file is corrupt and the newest generation that decodes is used instead (warning).
+    case recovered
+    /// A domain's history directory cannot be used, so no generation is kept (warning).
+    case historyUnusable
 
     /// The 128-bit id, as journald writes it: 32 lowercase hex digits.
     var messageID: String {
@@ -34,6 +38,8 @@ enum PreferencesLogEvent: String, Sendable, CaseIterable {
         case .invalidStoredValue: "c8e2a4716f3b4d09b5e1d7a2f60c9e84"
         case .schemaUnusable: "2f9d6b1ae0c74583a6d3e8b5c1f47a29"
         case .migrated: "91a7e3c5d2b64f08b3e9a1c7d5f26e40"
+        case .recovered: "f4c976933db047279d2a1790a5f4558a"
+        case .historyUnusable: "e77f6f76d1d94e5885bb297c5d448748"
         }
     }
 }
