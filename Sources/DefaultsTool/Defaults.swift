@@ -16,12 +16,16 @@ struct Defaults: ParsableCommand {
             or a type flag and its value: -string, -data (hex), -int/-integer, -float, \
             -bool/-boolean (true/false/yes/no), -date, -array, -array-add, -dict, -dict-add.
 
+            Every write keeps the version it replaces as a numbered generation: history lists \
+            them, undo goes back one, restore brings back any.
+
             Files are found as the Preferences library finds them: $PREFERENCES_HOME, else \
             $XDG_CONFIG_HOME/preferences, else ~/.config/preferences.
             """,
         subcommands: [
             Read.self, ReadType.self, Write.self, Rename.self, Delete.self, Domains.self, Find.self,
             Import.self, Export.self, Watch.self, Explain.self, Describe.self, Edit.self,
+            History.self, Undo.self, Restore.self,
         ]
     )
 }

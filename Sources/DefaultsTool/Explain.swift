@@ -6,7 +6,7 @@ import Preferences
 struct Explain: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List every layer of the search list that holds a key, and which one wins.",
-        discussion: "Layers, first hit wins: forced (managed), argument, by-host, app, suites, global by-host, global, system, system global, registration, declared (the schema's defaults). A value that breaks the domain's schema is marked invalid and passed over. A program's own launch arguments and registered defaults live in that program only, so they are not seen here."
+        discussion: "Layers, first hit wins: forced (managed), argument, by-host, app, suites, global by-host, global, system, system global, registration, declared (the schema's defaults). A value that breaks the domain's schema is marked invalid and passed over. A layer whose file is corrupt is read from the newest generation that decodes, which is named. A program's own launch arguments and registered defaults live in that program only, so they are not seen here."
     )
 
     /// Accepted for symmetry with the other verbs: the by-host layer is always explained.
@@ -27,6 +27,9 @@ struct Explain: ParsableCommand {
             Output.error("warning: \(problem) (this layer is skipped)")
         }
         let sources = store.sources(forKey: key)
+        for recovery in Set(sources.compactMap(\.recovery)) {
+            Output.error("warning: \(recovery)")
+        }
         // A value that breaks the domain's schema is passed over by reads.
         guard let winner = sources.first(where: { $0.violation == nil }) else {
             throw DefaultsFailure("No layer of \(location)'s search list holds \(key)")
@@ -37,22 +40,25 @@ struct Explain: ParsableCommand {
                 ("key", JSONText.string(key)),
                 ("value", JSONText.encode(winner.value, pretty: false)),
                 ("winner", JSONText.string(winner.layer.rawValue)),
+                ("generation", winner.recovery.map { String($0.generation) } ?? "null"),
                 ("layers", "[" + sources.map { source in
                     JSONText.object([
                         ("layer", JSONText.string(source.layer.rawValue)),
                         ("path", source.path.map(JSONText.string) ?? "null"),
                         ("value", JSONText.encode(source.value, pretty: false)),
                         ("invalid", source.violation.map { JSONText.string($0.rule.description) } ?? "null"),
+                        ("generation", source.recovery.map { String($0.generation) } ?? "null"),
                     ])
                 }.joined(separator: ",") + "]"),
             ]))
             return
         }
-        Output.line("\(key) in \(location) is \(CompactText.encode(winner.value)), from the \(winner.layer.rawValue) layer.")
+        let recovered = winner.recovery.map { ", generation \($0.generation) of its file, because the file is corrupt" } ?? ""
+        Output.line("\(key) in \(location) is \(CompactText.encode(winner.value)), from the \(winner.layer.rawValue) layer\(recovered).")
         Output.line("Layers holding \(key), first wins:")
         for source in sources {
             let mark = source == winner ? "* " : "  "
-            let path = source.path.map { " (\($0))" } ?? ""
+            let path = source.path.map { path in " (\(path)" + (source.recovery.map { ", generation \($0.generation)" } ?? "") + ")" } ?? ""
             let invalid = source.violation.map { " (invalid: \($0.rule); passed over)" } ?? ""
             Output.line("\(mark)\(source.layer.rawValue)\(path): \(CompactText.encode(source.value))\(invalid)")
         }

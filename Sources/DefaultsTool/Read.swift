@@ -22,7 +22,9 @@ struct Read: ParsableCommand {
             var all: [String: PropertyListValue] = [:]
             for name in files.persistentDomainNames(currentHost: host.currentHost) + [PreferenceStore.globalDomain] {
                 do {
-                    if let values = try context.values(at: context.location(name), in: files) { all[name] = .dictionary(values) }
+                    let location = try context.location(name)
+                    if let values = try context.values(at: location, in: files) { all[name] = .dictionary(values) }
+                    Self.warnIfRecovered(location, in: files)
                 } catch {
                     // One unusable domain must not hide all the others.
                     Output.error("\(error)")
@@ -33,6 +35,7 @@ struct Read: ParsableCommand {
         }
         let location = try context.location(domain)
         let values = try context.values(at: location, in: files)
+        Self.warnIfRecovered(location, in: files)
         guard let key else {
             guard let values else { throw DefaultsFailure.missingDomain(location.description) }
             emit(.dictionary(values), bare: false)
@@ -40,6 +43,13 @@ struct Read: ParsableCommand {
         }
         guard let value = values?[key] else { throw DefaultsFailure.missingKey(domain: location.description, key: key) }
         emit(value, bare: true)
+    }
+
+    /// Says on standard error that the values printed come from a generation, because the
+    /// domain's file is corrupt.
+    static func warnIfRecovered(_ location: PersistentDomainLocation, in files: PreferenceFiles) {
+        guard let recovery = files.recovery(at: location) else { return }
+        Output.error("warning: \(location): \(recovery)")
     }
 
     /// Prints as `defaults read` does (a lone string, number or date bare), or as JSON.

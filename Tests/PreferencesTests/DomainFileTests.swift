@@ -180,7 +180,8 @@ struct DomainFileTests {
         #expect(contents == nil)
         #expect(fixture.file.identity() == nil)
         #expect(try fixture.file.read(policy: FilePolicy()) == nil)
-        #expect(fixture.entries == [".com.example.plist.lock"])
+        // The removed file is kept as a generation.
+        #expect(fixture.entries == [".com.example.plist.history", ".com.example.plist.lock"])
     }
 
     @Test("reading a hazardous file gives its clear error and leaves the file untouched", arguments: Hazard.allCases)
@@ -333,7 +334,7 @@ struct DomainFileTests {
 
         _ = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["b"] = 2 }
 
-        #expect(fixture.entries == (others + [".com.example.plist.lock", "com.example.plist"]).sorted())
+        #expect(fixture.entries == (others + [".com.example.plist.history", ".com.example.plist.lock", "com.example.plist"]).sorted())
         #expect(try fixture.file.read(policy: FilePolicy())?.values == ["a": 1, "b": 2])
     }
 
@@ -418,6 +419,6 @@ struct DomainFileTests {
         let lost = expected.subtracting(values.keys)
         #expect(lost.isEmpty, "\(lost.count) keys were lost, among them \(lost.sorted().prefix(3))")
         #expect(values.count == threads * updatesPerThread)
-        #expect(fixture.entries == [".com.example.plist.lock", "com.example.plist"])
+        #expect(fixture.entries == [".com.example.plist.history", ".com.example.plist.lock", "com.example.plist"])
     }
 }

@@ -35,13 +35,18 @@ public struct PreferenceSource: Sendable, Hashable {
     public let value: PropertyListValue
     /// The schema rule the value breaks, if it breaks one: reads pass over such a value.
     public let violation: SchemaViolation?
+    /// The layer's file is corrupt and the value comes from this generation of it instead.
+    public let recovery: DomainRecovery?
 
     /// Creates a source.
-    public init(layer: Layer, path: String?, value: PropertyListValue, violation: SchemaViolation? = nil) {
+    public init(
+        layer: Layer, path: String?, value: PropertyListValue, violation: SchemaViolation? = nil, recovery: DomainRecovery? = nil
+    ) {
         self.layer = layer
         self.path = path
         self.value = value
         self.violation = violation
+        self.recovery = recovery
     }
 }
 

@@ -19,15 +19,17 @@ struct DomainFileLayout: Sendable {
     let logger: Logger
 
     /// The layout `configuration` describes: its environment locates the directories, its
-    /// size limit and lock timeout go into both policies.
+    /// size limit, lock timeout and history bounds go into both policies.
     init(configuration: PreferenceStore.Configuration) {
         locations = DomainLocations(environment: configuration.environment)
         userPolicy = FilePolicy(
             sizeLimit: configuration.sizeLimit, lockTimeout: configuration.lockTimeout,
-            trustedOwners: [geteuidValue], createsDirectory: true)
+            trustedOwners: [geteuidValue], createsDirectory: true,
+            generationLimit: configuration.generationLimit, generationByteLimit: configuration.generationByteLimit)
         systemPolicy = FilePolicy(
             sizeLimit: configuration.sizeLimit, lockTimeout: configuration.lockTimeout,
-            trustedOwners: Array(Set([0, geteuidValue])), createsDirectory: false)
+            trustedOwners: Array(Set([0, geteuidValue])), createsDirectory: false,
+            generationLimit: configuration.generationLimit, generationByteLimit: configuration.generationByteLimit)
         logger = configuration.logger ?? PreferencesLogger.default
     }
 

@@ -49,10 +49,20 @@ extension PreferenceFiles {
     ///
     /// Checked before writing because a domain's write replaces a corrupt file (keeping it
     /// aside), which a program's own store may do but a tool must not do on its own.
+    ///
+    /// A corrupt file read from a generation (``recovery(at:)``) is refused too: a program's
+    /// own store commits on top of the recovered values, but a tool's write would set the
+    /// file aside behind the user's back; ``restore(generation:at:)`` and ``undo(at:)`` do
+    /// so on request.
     private func usableDomain(at location: PersistentDomainLocation) throws(PreferencesError) -> PersistentDomain {
         let domain = try persistentDomain(at: location)
         _ = domain.currentValues()
         if let problem = domain.problem { throw problem }
+        if let recovery = domain.recovery {
+            throw PreferencesError(
+                recovery.reason.code, path: recovery.path,
+                "\(recovery.reason.reason); its values are read from generation \(recovery.generation) (\(recovery.generationPath)), and nothing is written until a generation is restored")
+        }
         return domain
     }
 }

@@ -23,6 +23,10 @@ enum PreferencesLogEvent: String, Sendable, CaseIterable {
     case migrated
     /// A domain's commit counter could not be used; its reads rely on the watcher (warning).
     case freshReadsUnavailable
+    /// A domain file is corrupt and the newest generation that decodes is used instead (warning).
+    case recovered
+    /// A domain's history directory cannot be used, so no generation is kept (warning).
+    case historyUnusable
 
     /// The 128-bit id, as journald writes it: 32 lowercase hex digits.
     var messageID: String {
@@ -37,6 +41,8 @@ enum PreferencesLogEvent: String, Sendable, CaseIterable {
         case .schemaUnusable: "2f9d6b1ae0c74583a6d3e8b5c1f47a29"
         case .migrated: "91a7e3c5d2b64f08b3e9a1c7d5f26e40"
         case .freshReadsUnavailable: "d41c6f0e8a2b4975b7e3c9a1f5d80e36"
+        case .recovered: "f4c976933db047279d2a1790a5f4558a"
+        case .historyUnusable: "e77f6f76d1d94e5885bb297c5d448748"
         }
     }
 }

@@ -86,17 +86,37 @@ enum PreferencesLogger {
             metadata: ["MESSAGE_ID": .string(event.messageID), "PREFERENCES_SUPPRESSED": .string(String(count))])
     }
 
-    /// Logs an error once per ten seconds per distinct description, so a damaged file or a
-    /// full disk cannot flood the log.
-    static func report(_ error: PreferencesError, event: PreferencesLogEvent, to logger: Logger) {
-        let message = error.description
+    /// Whether `message` may be logged now: once per ten seconds per distinct message.
+    private static func admitOnce(_ message: String) -> Bool {
         let now = ContinuousClock.now
-        let shouldLog = lastReported.withLock { table in
+        return lastReported.withLock { table in
             if let last = table[message], now - last < .seconds(10) { return false }
             table[message] = now
             return true
         }
-        guard shouldLog else { return }
+    }
+
+    /// Logs a warning that a corrupt domain file is read from a generation, naming both
+    /// files; once per ten seconds per distinct recovery, like errors.
+    static func report(_ recovery: DomainRecovery, to logger: Logger) {
+        let message = "\(recovery.path) is corrupt; using generation \(recovery.generation) (\(recovery.generationPath)) instead: \(recovery.reason.reason)"
+        guard admitOnce(message) else { return }
+        logger.warning(
+            "\(message)",
+            metadata: [
+                "MESSAGE_ID": .string(PreferencesLogEvent.recovered.messageID),
+                "PREFERENCES_ERROR": .string(recovery.reason.code.description),
+                "PREFERENCES_PATH": .string(recovery.path),
+                "PREFERENCES_GENERATION": .string(String(recovery.generation)),
+                "PREFERENCES_GENERATION_PATH": .string(recovery.generationPath),
+            ])
+    }
+
+    /// Logs an error once per ten seconds per distinct description, so a damaged file or a
+    /// full disk cannot flood the log.
+    static func report(_ error: PreferencesError, event: PreferencesLogEvent, to logger: Logger) {
+        let message = error.description
+        guard admitOnce(message) else { return }
         var metadata: Logger.Metadata = [
             "MESSAGE_ID": .string(event.messageID),
             "PREFERENCES_ERROR": .string(error.code.description),

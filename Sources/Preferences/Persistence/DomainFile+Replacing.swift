@@ -25,13 +25,24 @@ extension DomainFile {
     /// returned identity tells this version apart from every later one without reading it
     /// again, even within one tick of the file system's clock (``DomainContents/isSettled``).
     ///
+    /// - Parameter sequence: The new version's sequence number in the domain's history: the
+    ///   file then carries a ``CommitRecord`` naming it, this process and the time stamped.
+    /// - Parameter beforeRename: Runs once the new file is written and synced, just before
+    ///   the rename (the commit keeps the file being replaced as a generation there).
     /// - Returns: The identity of the new file, from its own descriptor after the rename.
-    func replace(with bytes: [UInt8], keepingCorruptFileAside: Bool) throws(PreferencesError) -> FileIdentity {
+    func replace(
+        with bytes: [UInt8], keepingCorruptFileAside: Bool, sequence: UInt64? = nil, beforeRename: () -> Void = {}
+    ) throws(PreferencesError) -> FileIdentity {
         let (temporaryPath, descriptor) = try createTemporaryFile()
         var asidePath: FilePath?
         do throws(PreferencesError) {
-            try fill(descriptor, with: bytes, modificationTime: SystemCalls.wallClockNanoseconds())
+            let modificationTime = SystemCalls.wallClockNanoseconds()
+            let record = sequence.map {
+                CommitRecord(sequence: $0, processID: SystemCalls.processID(), unit: ProcessUnit.current, modificationTime: modificationTime)
+            }
+            try fill(descriptor, with: bytes, record: record, modificationTime: modificationTime)
             if keepingCorruptFileAside { asidePath = try keepCorruptFileAside() }
+            beforeRename()
             do {
                 try SystemCalls.rename(temporaryPath, to: FilePath(path))
             } catch {
@@ -115,7 +126,11 @@ extension DomainFile {
     /// The mode is set explicitly because `open` filters it through the umask.
     /// `writeAll` loops over short writes and retries `EINTR`. A failed `fsync` is never
     /// retried: the caller discards the file.
-    private func fill(_ descriptor: FileDescriptor, with bytes: [UInt8], modificationTime: Int64) throws(PreferencesError) {
+    ///
+    /// The commit record is set before the sync, so it is as durable as the data. Setting it
+    /// may fail (`ENOTSUP` where the file system has no user attributes, `ENOSPC`, a quota):
+    /// the version's writer is then unknown, which is no reason to refuse the write.
+    private func fill(_ descriptor: FileDescriptor, with bytes: [UInt8], record: CommitRecord?, modificationTime: Int64) throws(PreferencesError) {
         do {
             try SystemCalls.fchmod(descriptor, .ownerReadWrite)
         } catch {
@@ -125,6 +140,9 @@ extension DomainFile {
             _ = try Errno.typed { try descriptor.writeAll(bytes) }
         } catch {
             throw failure(error, "could not write the temporary file")
+        }
+        if let record {
+            try? SystemCalls.setExtendedAttribute(CommitRecord.attributeName, to: record.encoded, of: descriptor)
         }
         do {
             try SystemCalls.setModificationTime(descriptor, nanoseconds: modificationTime)

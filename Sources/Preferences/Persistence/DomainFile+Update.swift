@@ -17,6 +17,8 @@ extension DomainFile {
     ///    are empty, the file is removed rather than written empty; otherwise they are written
     ///    to a fresh temporary file, synced, and renamed over the file. The directory is not
     ///    synced: the caller requests that (``DirectorySync``) when `changedDirectory` is true.
+    ///    Before either, the file being replaced is linked into the history as a generation
+    ///    (unless it is corrupt), and the new file carries a ``CommitRecord``.
     ///
     /// On any failure the temporary file is removed and the old file is left byte-identical.
     ///
@@ -62,7 +64,9 @@ extension DomainFile {
         known: DomainContents?,
         lockDeadline: ContinuousClock.Instant?,
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> (result: Result, changed: Bool?)
-    ) throws(PreferencesError) -> (result: Result, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool) {
+    ) throws(PreferencesError) -> (
+        result: Result, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool, historyProblem: PreferencesError?
+    ) {
         try ensureDirectory(policy: policy)
         let lock = try DomainFileLock(path: lockPath, policy: policy, deadline: lockDeadline)
         // The lock must be held until every step below is done, whichever way this returns.
@@ -98,15 +102,36 @@ extension DomainFile {
 
         // A corrupt file is never "unchanged": its replacement (or removal) is due.
         if !isCorrupt && !(changed ?? (values != (current?.values ?? [:]))) {
-            return (result, current, false, startedFromKnown)
+            return (result, current, false, startedFromKnown, nil)
         }
+        // Refused before the history is touched: a too-large write keeps no generation.
+        let bytes: [UInt8] = try values.isEmpty ? [] : encode(values, limit: policy.sizeLimit)
+        // The file about to be replaced (or removed) becomes a generation first: once the
+        // rename is done, its inode has no name left to link.
+        let commit = DomainHistory(file: self).beginCommit(replacing: current, currentIsCorrupt: isCorrupt, policy: policy)
         if values.isEmpty {
-            try remove(keepingCorruptFileAside: isCorrupt)
-            return (result, nil, true, startedFromKnown)
+            do {
+                commit.keep()
+                try remove(keepingCorruptFileAside: isCorrupt)
+            } catch {
+                commit.abandon()
+                throw error
+            }
+            commit.finish(policy: policy)
+            return (result, nil, true, startedFromKnown, commit.problem)
         }
-        let bytes = try encode(values, limit: policy.sizeLimit)
-        let identity = try replace(with: bytes, keepingCorruptFileAside: isCorrupt)
-        return (result, DomainContents(written: values, identity: identity, digest: ContentDigest(of: bytes)), true, startedFromKnown)
+        let identity: FileIdentity
+        do {
+            identity = try replace(with: bytes, keepingCorruptFileAside: isCorrupt, sequence: commit.sequence, beforeRename: commit.keep)
+        } catch {
+            commit.abandon()
+            throw error
+        }
+        commit.finish(policy: policy)
+        return (
+            result, DomainContents(written: values, identity: identity, digest: ContentDigest(of: bytes)), true, startedFromKnown,
+            commit.problem
+        )
     }
 
     /// The most times a damaged read is retried while the file is still changing.
@@ -120,7 +145,7 @@ extension DomainFile {
     /// corrupt file would set the file aside and write over it, and the writer's finished
     /// edit would land in the file set aside instead of in the domain. A file that is
     /// damaged and has not changed for a full tick is taken to be really corrupt.
-    private func readWaitingForWriter(policy: FilePolicy) throws(PreferencesError) -> DomainContents? {
+    func readWaitingForWriter(policy: FilePolicy) throws(PreferencesError) -> DomainContents? {
         var attempt = 0
         while true {
             do {

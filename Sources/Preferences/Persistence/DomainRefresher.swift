@@ -95,13 +95,18 @@ struct DomainRefresher {
     struct ReloadOutcome {
         /// Why the file could not be used, to log.
         var failure: PreferencesError?
+        /// The corrupt file's values were recovered from a generation: to log.
+        var recovery: DomainRecovery?
         /// The stores whose queued changes must be delivered.
         var stores: PendingDeliveries
 
-        /// Logs the failure and delivers the changes, with no lock held.
+        /// Logs the failure or the recovery and delivers the changes, with no lock held.
         func finish(logger: Logger) {
             if let failure {
                 PreferencesLogger.report(failure, event: .unreadable, to: logger)
+            }
+            if let recovery {
+                PreferencesLogger.report(recovery, to: logger)
             }
             stores.deliver()
         }
@@ -127,7 +132,10 @@ struct DomainRefresher {
         let identityBefore = file.identity()
         let outcome: Result<DomainContents?, PreferencesError>
         do throws(PreferencesError) {
-            outcome = .success(try file.read(policy: domain.policy))
+            // A file damaged a moment ago may be another program's rewrite in place, caught
+            // halfway: waiting for it to settle (a few clock ticks at most) keeps that moment
+            // from being taken for corruption and recovered from.
+            outcome = .success(try file.readWaitingForWriter(policy: domain.policy))
         } catch {
             outcome = .failure(error)
         }
@@ -143,25 +151,21 @@ struct DomainRefresher {
         }
         switch outcome {
         case .success(let contents):
-            let newDisk = contents?.values ?? [:]
-            // Only holders of the file lock change `disk`, so it can be compared outside the
-            // state lock: a large domain's comparison holds up no set. With no store on the
-            // file yet (the first read, as a store opens), there is nobody to tell.
-            let (oldDisk, hasSubscribers) = domain.state.withLock { ($0.disk, !$0.subscribers.isEmpty) }
-            let changed = hasSubscribers ? DomainState.changedKeys(from: oldDisk, to: newDisk) : []
-            let stores = domain.state.withLock { state -> PendingDeliveries in
-                state.isLoaded = true
-                state.disk = newDisk
-                state.known = contents
-                state.knownFailure = nil
-                state.problem = nil
-                // A store subscribed meanwhile took the old values: compare after all.
-                let changedKeys = hasSubscribers || state.subscribers.isEmpty ? changed : DomainState.changedKeys(from: oldDisk, to: newDisk)
-                let visible = state.visibleChanges(of: changedKeys, in: newDisk)
-                return domain.publish(visible, origin: .anotherProcess, postsNotification: true, in: &state)
-            }
+            let stores = install(contents?.values ?? [:], known: contents, knownFailure: nil, recovery: nil)
             return ReloadOutcome(failure: nil, stores: stores)
         case .failure(let error):
+            // A corrupt file (not an unsafe one, which stays refused) is read from the newest
+            // generation that decodes: the last good state every process agrees on, and the
+            // one the next write commits on top of (it becomes `disk`, the write's fallback).
+            if error.code == .corrupt || error.code == .notADictionary {
+                let history = DomainHistory(file: file)
+                if let good = history.newestGoodGeneration(policy: domain.policy) {
+                    let recovery = DomainRecovery(
+                        path: file.path, reason: error, generation: Int(good.number), generationPath: history.path(ofGeneration: good.number))
+                    let stores = install(good.values, known: nil, knownFailure: failedIdentity, recovery: recovery)
+                    return ReloadOutcome(failure: nil, recovery: recovery, stores: stores)
+                }
+            }
             domain.state.withLock { state in
                 // Keep the last good values: a damaged file must not wipe settings. A file
                 // refused for its contents or its ownership is remembered by identity, so it
@@ -171,8 +175,34 @@ struct DomainRefresher {
                 state.known = nil
                 state.knownFailure = error.code == .io ? nil : failedIdentity
                 state.problem = error
+                state.recovery = nil
             }
             return ReloadOutcome(failure: error, stores: PendingDeliveries())
+        }
+    }
+
+    /// Installs values read from the file (or recovered from a generation) as the domain's
+    /// disk values and publishes what changed; the caller holds the file lock.
+    private func install(
+        _ newDisk: [String: PropertyListValue], known contents: DomainContents?, knownFailure: FileIdentity?,
+        recovery: DomainRecovery?
+    ) -> PendingDeliveries {
+        // Only holders of the file lock change `disk`, so it can be compared outside the
+        // state lock: a large domain's comparison holds up no set. With no store on the
+        // file yet (the first read, as a store opens), there is nobody to tell.
+        let (oldDisk, hasSubscribers) = domain.state.withLock { ($0.disk, !$0.subscribers.isEmpty) }
+        let changed = hasSubscribers ? DomainState.changedKeys(from: oldDisk, to: newDisk) : []
+        return domain.state.withLock { state -> PendingDeliveries in
+            state.isLoaded = true
+            state.disk = newDisk
+            state.known = contents
+            state.knownFailure = knownFailure
+            state.problem = nil
+            state.recovery = recovery
+            // A store subscribed meanwhile took the old values: compare after all.
+            let changedKeys = hasSubscribers || state.subscribers.isEmpty ? changed : DomainState.changedKeys(from: oldDisk, to: newDisk)
+            let visible = state.visibleChanges(of: changedKeys, in: newDisk)
+            return domain.publish(visible, origin: .anotherProcess, postsNotification: true, in: &state)
         }
     }
 }

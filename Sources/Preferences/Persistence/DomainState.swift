@@ -14,6 +14,9 @@ struct DomainState {
     var knownFailure: FileIdentity?
     /// Why the file could not be read or written last time, if it could not.
     var problem: PreferencesError?
+    /// The file is corrupt and `disk` holds the newest generation that decodes instead, until
+    /// the file changes or this process writes the domain.
+    var recovery: DomainRecovery?
     /// Replace the whole file with this before applying `pending` (setPersistentDomain).
     var replacement: [String: PropertyListValue]?
     /// This process's unwritten changes; nil removes the key.

@@ -76,7 +76,7 @@ struct DomainWriter {
             if onlyIfPending && !hasChanges { return nil }
             var result: Result?
             var base: [String: PropertyListValue] = [:]
-            let outcome: (result: Void, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool)
+            let outcome: (result: Void, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool, historyProblem: PreferencesError?)
             do throws(PreferencesError) {
                 outcome = try file.merge(
                     policy: domain.policy, recovering: disk, known: known, lockDeadline: lockDeadline
@@ -103,6 +103,7 @@ struct DomainWriter {
                 throw error
             }
             if outcome.changedDirectory { DirectorySync.shared.requestSync(of: file.directory, logger: domain.logger) }
+            if let problem = outcome.historyProblem { DomainHistory.warnOnce(problem, file: file, logger: domain.logger) }
             if outcome.changedDirectory {
                 var keys = Set(batch.keys).union(replacement?.keys ?? [:].keys)
                 keys.formUnion(changedKeys())
@@ -136,6 +137,8 @@ struct DomainWriter {
                 state.disk = newDisk
                 state.known = outcome.contents
                 state.knownFailure = nil
+                // A recovered domain's corrupt file is now kept aside and replaced.
+                state.recovery = nil
                 if let written = replacement, state.replacement == written { state.replacement = nil }
                 // Drop only the changes that were written; a set made during the write
                 // changed the value and stays pending for the next flush.

@@ -59,6 +59,31 @@ extension FilePolicy {
         }
     }
 
+    /// Checks that a domain's history directory may be trusted (``DomainHistory``).
+    ///
+    /// Stricter than the domain's own directory: it must be owned by one of
+    /// ``trustedOwners`` and writable by nobody else, sticky or not, because its files are
+    /// read back as earlier versions of the domain (by recovery, undo and restore), and one
+    /// planted there would be restored as if the program had written it.
+    func checkHistoryDirectory(_ status: Stat, path: String) throws(PreferencesError) {
+        guard status.type == .directory else {
+            throw PreferencesError(
+                .notRegularFile, path: path,
+                "the history directory is \(Self.describe(status.type)), not a directory; remove it so that generations can be kept")
+        }
+        let owner = status.userID.rawValue
+        guard trustedOwners.contains(owner) else {
+            throw PreferencesError(
+                .wrongOwner, path: path,
+                "the history directory is owned by uid \(owner), not by \(describeTrustedOwners()); its generations are never trusted, so none is kept or read there")
+        }
+        guard status.permissions.isDisjoint(with: [.groupWrite, .otherWrite]) else {
+            throw PreferencesError(
+                .insecurePermissions, path: path,
+                "the history directory is group- or world-writable (mode \(Self.octal(status.permissions))), so other users could plant generations; run chmod go-w on it")
+        }
+    }
+
     /// The trusted owners in words, e.g. "uid 1000 (the user running this program)".
     private func describeTrustedOwners() -> String {
         let me = SystemCalls.effectiveUserID()
@@ -71,6 +96,7 @@ extension FilePolicy {
     private static func describe(_ type: FileType) -> String {
         switch type {
         case .directory: "a directory"
+        case .regular: "a regular file"
         case .fifo: "a FIFO (named pipe)"
         case .socket: "a socket"
         case .characterSpecial: "a character device"

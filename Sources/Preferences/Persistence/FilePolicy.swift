@@ -5,6 +5,10 @@
 struct FilePolicy: Sendable, Hashable {
     /// The default size limit: 1 MiB.
     static let defaultSizeLimit = 1 << 20
+    /// The default number of generations kept per domain: 32.
+    static let defaultGenerationLimit = 32
+    /// The default bytes of generations kept per domain: 8 MiB.
+    static let defaultGenerationByteLimit = 8 << 20
 
     /// The largest domain file, in bytes, that is read or written.
     ///
@@ -19,18 +23,28 @@ struct FilePolicy: Sendable, Hashable {
     /// Whether an update creates the domain's directory (and missing parents, mode 0700) when
     /// it does not exist; if false, a missing directory is an error.
     var createsDirectory: Bool
+    /// The most generations of the domain kept in its history (``DomainHistory``); 0 keeps
+    /// none and leaves the history directory alone.
+    var generationLimit: Int
+    /// The most bytes the domain's generations may take together; the newest generation is
+    /// kept even if it alone is larger.
+    var generationByteLimit: Int
 
     /// Creates a policy; the defaults are 1 MiB, 10 seconds, only this process's effective
-    /// user, and creating the directory.
+    /// user, creating the directory, and 32 generations within 8 MiB.
     init(
         sizeLimit: Int = FilePolicy.defaultSizeLimit,
         lockTimeout: Duration = .seconds(10),
         trustedOwners: [UInt32] = [SystemCalls.effectiveUserID()],
-        createsDirectory: Bool = true
+        createsDirectory: Bool = true,
+        generationLimit: Int = FilePolicy.defaultGenerationLimit,
+        generationByteLimit: Int = FilePolicy.defaultGenerationByteLimit
     ) {
         self.sizeLimit = sizeLimit
         self.lockTimeout = lockTimeout
         self.trustedOwners = trustedOwners
         self.createsDirectory = createsDirectory
+        self.generationLimit = generationLimit
+        self.generationByteLimit = generationByteLimit
     }
 }

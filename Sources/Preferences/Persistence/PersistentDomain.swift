@@ -101,6 +101,11 @@ final class PersistentDomain: Sendable {
         state.withLock { $0.problem }
     }
 
+    /// The generation the values come from, when the file is corrupt and one decodes.
+    var recovery: DomainRecovery? {
+        state.withLock { $0.recovery }
+    }
+
     /// Whether this process has changes not yet on disk.
     var hasPendingChanges: Bool {
         state.withLock { $0.hasPendingChanges }

@@ -128,6 +128,110 @@ enum SystemCalls {
         if result != 0 { throw currentErrno() }
     }
 
+    /// Gives an existing file a second name inside an open directory, failing with `EEXIST`
+    /// if that name is taken (`linkat`, without following a link at `existing`).
+    ///
+    /// The directory is named by its descriptor, so the name lands in the very directory that
+    /// was opened and checked, even if its path is replaced in between.
+    static func link(_ existing: FilePath, into directory: FileDescriptor, as name: String) throws(Errno) {
+        let result = existing.withPlatformString { existing in
+            name.withCString { name in Glibc.linkat(AT_FDCWD, existing, directory.rawValue, name, 0) }
+        }
+        if result != 0 { throw currentErrno() }
+    }
+
+    /// Removes a name from an open directory (`unlinkat`).
+    static func unlink(_ name: String, in directory: FileDescriptor) throws(Errno) {
+        if name.withCString({ Glibc.unlinkat(directory.rawValue, $0, 0) }) != 0 { throw currentErrno() }
+    }
+
+    /// Opens a file in an open directory for reading, without following a link, without
+    /// blocking on a FIFO, and close-on-exec (`openat(O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+    /// O_CLOEXEC)`), retrying `EINTR`.
+    static func openForReading(_ name: String, in directory: FileDescriptor) throws(Errno) -> FileDescriptor {
+        while true {
+            let descriptor = name.withCString {
+                Glibc.openat(directory.rawValue, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            }
+            if descriptor >= 0 { return FileDescriptor(rawValue: descriptor) }
+            let error = currentErrno()
+            if error != .interrupted { throw error }
+        }
+    }
+
+    /// The names in an open directory, without `.` and `..` (`dup`, `fdopendir`, `readdir`,
+    /// `closedir`); the descriptor stays open and is not moved.
+    static func directoryEntries(in directory: FileDescriptor) throws(Errno) -> [String] {
+        // fdopendir takes over the descriptor it is given and closedir closes it: give it a copy.
+        let copy = Glibc.dup(directory.rawValue)
+        guard copy >= 0 else { throw currentErrno() }
+        guard let stream = Glibc.fdopendir(copy) else {
+            let error = currentErrno()
+            Glibc.close(copy)
+            throw error
+        }
+        defer { Glibc.closedir(stream) }
+        // A duplicate shares the original's position: start from the beginning whatever an
+        // earlier listing left.
+        Glibc.rewinddir(stream)
+        var names: [String] = []
+        while true {
+            Glibc.errno = 0
+            guard let entry = Glibc.readdir(stream) else {
+                if Glibc.errno != 0 { throw currentErrno() }
+                return names
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+    }
+
+    /// Sets an extended attribute of an open file (`fsetxattr`), creating or replacing it.
+    ///
+    /// Fails with `ENOTSUP` (`EOPNOTSUPP`) on file systems without user extended attributes.
+    static func setExtendedAttribute(_ name: String, to value: [UInt8], of descriptor: FileDescriptor) throws(Errno) {
+        let result = name.withCString { name in
+            value.withUnsafeBytes { bytes in glibcSetExtendedAttribute(descriptor.rawValue, name, bytes.baseAddress, bytes.count, 0) }
+        }
+        if result != 0 { throw currentErrno() }
+    }
+
+    /// An extended attribute of an open file, at most `limit` bytes (`fgetxattr`); nil if the
+    /// file has none of that name (`ENODATA`).
+    ///
+    /// Throws `ERANGE` for a longer value, `ENOTSUP` where the file system has none.
+    static func extendedAttribute(_ name: String, of descriptor: FileDescriptor, limit: Int) throws(Errno) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: limit)
+        let count = name.withCString { name in
+            buffer.withUnsafeMutableBytes { bytes in glibcGetExtendedAttribute(descriptor.rawValue, name, bytes.baseAddress, bytes.count) }
+        }
+        if count < 0 {
+            let error = currentErrno()
+            if error == .noData { return nil }
+            throw error
+        }
+        return Array(buffer.prefix(count))
+    }
+
+    /// An extended attribute of the file at a path, not following a link there, at most
+    /// `limit` bytes (`lgetxattr`); nil if it has none of that name (`ENODATA`).
+    static func extendedAttribute(_ name: String, atPath path: FilePath, limit: Int) throws(Errno) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: limit)
+        let count = path.withPlatformString { path in
+            name.withCString { name in
+                buffer.withUnsafeMutableBytes { bytes in glibcGetLinkExtendedAttribute(path, name, bytes.baseAddress, bytes.count) }
+            }
+        }
+        if count < 0 {
+            let error = currentErrno()
+            if error == .noData { return nil }
+            throw error
+        }
+        return Array(buffer.prefix(count))
+    }
+
     /// Removes a name from the file system (`unlink`).
     static func unlink(_ path: FilePath) throws(Errno) {
         if path.withPlatformString({ Glibc.unlink($0) }) != 0 { throw currentErrno() }
@@ -557,3 +661,25 @@ extension SystemCalls {
 /// convention passes as C does.
 @_silgen_name("sched_getcpu")
 private func glibcSchedGetCPU() -> CInt
+
+// glibc's extended-attribute calls (`<sys/xattr.h>`), which the Glibc module does not
+// import. Declared by symbol, as `sched_getcpu` above: they take C ints, pointers and sizes
+// and return a C int or ssize_t, which Swift's calling convention passes as C does.
+
+/// `int fsetxattr(int fd, const char *name, const void *value, size_t size, int flags)`.
+@_silgen_name("fsetxattr")
+private func glibcSetExtendedAttribute(
+    _ descriptor: CInt, _ name: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ size: Int, _ flags: CInt
+) -> CInt
+
+/// `ssize_t fgetxattr(int fd, const char *name, void *value, size_t size)`.
+@_silgen_name("fgetxattr")
+private func glibcGetExtendedAttribute(
+    _ descriptor: CInt, _ name: UnsafePointer<CChar>, _ value: UnsafeMutableRawPointer?, _ size: Int
+) -> Int
+
+/// `ssize_t lgetxattr(const char *path, const char *name, void *value, size_t size)`.
+@_silgen_name("lgetxattr")
+private func glibcGetLinkExtendedAttribute(
+    _ path: UnsafePointer<CChar>, _ name: UnsafePointer<CChar>, _ value: UnsafeMutableRawPointer?, _ size: Int
+) -> Int

@@ -32,6 +32,13 @@ extension PreferenceStore {
         /// that observes with `observe(_:options:handler:)` or `changes(forKey:)` only can
         /// turn it off.
         public var postsDidChangeNotification: Bool
+        /// How many earlier versions of each domain file are kept as generations (default 32):
+        /// every commit links the file it replaces into `.<file>.history/` beside it, for
+        /// `defaults history`, undo, restore, and recovery from a corrupt file. 0 keeps none.
+        public var generationLimit: Int
+        /// How many bytes one domain's generations may take together (default 8 MiB); the
+        /// oldest go first, and the newest is kept even if it alone is larger.
+        public var generationByteLimit: Int
 
         /// Creates a configuration; every parameter defaults to the process's own.
         public init(
@@ -41,7 +48,9 @@ extension PreferenceStore {
             softSizeLimit: Int = 256 << 10,
             lockTimeout: Duration = .seconds(10),
             logger: Logger? = nil,
-            postsDidChangeNotification: Bool = true
+            postsDidChangeNotification: Bool = true,
+            generationLimit: Int = 32,
+            generationByteLimit: Int = 8 << 20
         ) {
             self.environment = environment
             self.arguments = arguments
@@ -50,6 +59,8 @@ extension PreferenceStore {
             self.lockTimeout = lockTimeout
             self.logger = logger
             self.postsDidChangeNotification = postsDidChangeNotification
+            self.generationLimit = max(0, generationLimit)
+            self.generationByteLimit = max(0, generationByteLimit)
         }
     }
 }

@@ -4,18 +4,28 @@ extension PreferenceStore {
     /// Every layer of this store's search list that holds `key`, first (winning) first:
     /// why a read returns what it does (`defaults explain`).
     public func sources(forKey key: String) -> [PreferenceSource] {
-        current.read { state in
+        let found = current.read { state in
             let schema = state.pointee.declared?.schema
-            return state.pointee.layers.compactMap { layer in
+            return state.pointee.layers.compactMap { layer -> (PreferenceSource, PersistentDomain?)? in
                 layer.values[key].map { value in
                     if layer.kind == .declared {
-                        return PreferenceSource(layer: .declared, path: schema?.path, value: value)
+                        return (PreferenceSource(layer: .declared, path: schema?.path, value: value), nil)
                     }
-                    return PreferenceSource(
-                        layer: PreferenceSource.Layer(layer.kind), path: layer.source?.file.path, value: value,
-                        violation: schema?.violation(setting: value, forKey: key))
+                    return (
+                        PreferenceSource(
+                            layer: PreferenceSource.Layer(layer.kind), path: layer.source?.file.path, value: value,
+                            violation: schema?.violation(setting: value, forKey: key)),
+                        layer.source
+                    )
                 }
             }
+        }
+        // Each file's recovery is asked for outside the snapshot read: it takes the file's
+        // state lock, which a reader of the snapshot must never wait for.
+        return found.map { source, domain in
+            guard let recovery = domain?.recovery else { return source }
+            return PreferenceSource(
+                layer: source.layer, path: source.path, value: source.value, violation: source.violation, recovery: recovery)
         }
     }
 }

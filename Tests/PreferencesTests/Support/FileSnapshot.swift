@@ -32,6 +32,13 @@ struct FileSnapshot: Equatable, CustomStringConvertible {
         linkTarget = (status.st_mode & S_IFMT) == S_IFLNK ? try? FileManager.default.destinationOfSymbolicLink(atPath: path) : nil
     }
 
+    /// Equal in everything but the status-change time: the same inode, mode, owner, size,
+    /// modification time, bytes and link target.
+    func unchangedApartFromStatusChange(since other: FileSnapshot) -> Bool {
+        device == other.device && inode == other.inode && mode == other.mode && owner == other.owner && size == other.size
+            && modificationTime == other.modificationTime && bytes == other.bytes && linkTarget == other.linkTarget
+    }
+
     var description: String {
         "inode \(inode) mode \(String(mode, radix: 8)) uid \(owner) size \(size) mtime \(modificationTime)"
     }

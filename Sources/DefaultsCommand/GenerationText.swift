@@ -1,0 +1,65 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+public import Preferences
+
+/// A domain's versions as `defaults history` prints them: one line each, or JSON.
+public enum GenerationText {
+    /// One line: number, time, writer, and the keys changed relative to the next older
+    /// version, e.g. `4 (current)  2026-01-02 03:04:05.678 +0000  pid 123 (foo.service)  changed: a, b`.
+    public static func line(_ generation: DomainGeneration) -> String {
+        let number = generation.isCurrent ? "\(generation.number) (current)" : "\(generation.number)"
+        let time = generation.date.map(text(of:)) ?? "(time unknown)"
+        let changes: String
+        if let problem = generation.problem {
+            changes = "does not decode: \(problem.reason)"
+        } else if let keys = generation.changedKeys {
+            changes = keys.isEmpty ? "changed: nothing" : "changed: " + keys.joined(separator: ", ")
+        } else {
+            changes = "changed: (oldest kept, earlier changes unknown)"
+        }
+        return "\(number)  \(time)  writer \(generation.writer)  \(changes)"
+    }
+
+    /// The versions as a JSON array of objects: `generation`, `current`, `time` (ISO 8601),
+    /// `writer` (`library`, `edited outside the library` or `unknown`), `pid`, `unit`,
+    /// `changed` (null when unknown), `path` and `problem` (null when it decodes).
+    public static func json(_ generations: [DomainGeneration]) -> String {
+        "[" + generations.map { generation in
+            var pid = "null", unit = "null", writer = "unknown"
+            switch generation.writer {
+            case .process(let id, let name):
+                writer = "library"
+                pid = String(id)
+                unit = name.map(JSONText.string) ?? "null"
+            case .editedOutsideLibrary: writer = "edited outside the library"
+            case .unknown: break
+            }
+            return JSONText.object([
+                ("generation", String(generation.number)),
+                ("current", generation.isCurrent ? "true" : "false"),
+                ("time", generation.date.map { JSONText.string($0.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))) } ?? "null"),
+                ("writer", JSONText.string(writer)),
+                ("pid", pid),
+                ("unit", unit),
+                ("changed", generation.changedKeys.map { "[" + $0.map(JSONText.string).joined(separator: ",") + "]" } ?? "null"),
+                ("path", JSONText.string(generation.path)),
+                ("problem", generation.problem.map { JSONText.string($0.reason) } ?? "null"),
+            ])
+        }.joined(separator: ",\n") + "]"
+    }
+
+    /// A time as `2026-01-02 03:04:05.678 +0000`, in UTC.
+    public static func text(of date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let fields = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: date)
+        func pad(_ value: Int?, _ width: Int) -> String {
+            let digits = String(value ?? 0)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(pad(fields.year, 4))-\(pad(fields.month, 2))-\(pad(fields.day, 2)) \(pad(fields.hour, 2)):\(pad(fields.minute, 2)):\(pad(fields.second, 2)).\(pad((fields.nanosecond ?? 0) / 1_000_000, 3)) +0000"
+    }
+}

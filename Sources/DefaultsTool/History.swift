@@ -1,0 +1,80 @@
+import ArgumentParser
+import DefaultsCommand
+import Preferences
+
+/// `defaults history domain [key]`: the domain's kept versions, newest first.
+struct History: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List a domain's versions newest first: the current file, then the generations kept in its history.",
+        discussion: "Each line: the version's number, when it was written, by which process (pid and systemd unit) and the keys it changed relative to the version before. A writer is unknown for files written by other programs, and 'edited outside the library' for files rewritten in place since. With KEY, only versions that changed it. undo and restore bring back an earlier version."
+    )
+
+    @OptionGroup var host: HostOptions
+    @Flag(help: "Print a JSON array instead.") var json = false
+    @Argument(help: "The domain.") var domain: String
+    @Argument(help: "Only versions that changed this key.") var key: String?
+
+    func run() throws {
+        let context = DefaultsContext(currentHost: host.currentHost)
+        let location = try context.location(domain)
+        let files = context.files()
+        var generations: [DomainGeneration]
+        do throws(PreferencesError) {
+            generations = try files.generations(at: location)
+        } catch {
+            throw DefaultsContext.failure(error, domain: location.description)
+        }
+        guard !generations.isEmpty else { throw DefaultsFailure("Domain \(location) has no versions: no file and no history") }
+        if let key { generations = generations.filter { $0.changedKeys?.contains(key) ?? false } }
+        if json {
+            Output.line(GenerationText.json(generations))
+        } else {
+            for generation in generations { Output.line(GenerationText.line(generation)) }
+        }
+    }
+}
+
+/// `defaults undo domain`: back to the version before the current one.
+struct Undo: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Restore the domain's previous version, as a new commit (a second undo undoes the undo).",
+        discussion: "Running programs see the change as any other write. The version replaced is kept in the history."
+    )
+
+    @OptionGroup var host: HostOptions
+    @Argument(help: "The domain.") var domain: String
+
+    func run() throws {
+        let context = DefaultsContext(currentHost: host.currentHost)
+        let location = try context.location(domain)
+        do throws(PreferencesError) {
+            let restored = try context.files().undo(at: location)
+            Output.error("Restored \(location) to generation \(restored.number)")
+        } catch {
+            throw DefaultsContext.failure(error, domain: location.description)
+        }
+    }
+}
+
+/// `defaults restore domain generation`: back to any kept version.
+struct Restore: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Restore a kept generation of the domain (see history), as a new commit.",
+        discussion: "Running programs see the change as any other write. A generation that does not exist or does not decode changes nothing and exits 1."
+    )
+
+    @OptionGroup var host: HostOptions
+    @Argument(help: "The domain.") var domain: String
+    @Argument(help: "The generation's number, as history lists it.") var generation: Int
+
+    func run() throws {
+        let context = DefaultsContext(currentHost: host.currentHost)
+        let location = try context.location(domain)
+        do throws(PreferencesError) {
+            let restored = try context.files().restore(generation: generation, at: location)
+            Output.error("Restored \(location) to generation \(restored.number)")
+        } catch {
+            throw DefaultsContext.failure(error, domain: location.description)
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+extension PreferenceFiles {
+    /// A domain's versions, newest first: the current file (if there is one), then the
+    /// generations kept in its history, each with its time, writer and the keys it changed
+    /// relative to the next older one.
+    ///
+    /// A version that cannot be used (corrupt, unsafe) is listed with its ``DomainGeneration/problem``.
+    ///
+    /// - Throws: ``PreferencesError`` if the history directory is refused (a link, not a
+    ///   directory, another user's, writable by others).
+    public func generations(at location: PersistentDomainLocation) throws(PreferencesError) -> [DomainGeneration] {
+        let domain = try persistentDomain(at: location)
+        let policy = domain.policy
+        let history = DomainHistory(file: domain.file)
+        let numbers = try history.generationNumbers(policy: policy)
+        var versions: [(number: UInt64, isCurrent: Bool, version: DomainHistory.StoredVersion)] = []
+        if let current = history.readCurrent(policy: policy) {
+            // Its recorded sequence, unless it was rewritten by hand or never recorded: then
+            // it is simply the version after the newest kept.
+            let next = (numbers.first ?? 0) + 1
+            let number = current.validRecord.map { max($0.sequence, next) } ?? next
+            versions.append((number, true, current))
+        }
+        for number in numbers {
+            if let version = history.readGeneration(number, policy: policy) { versions.append((number, false, version)) }
+        }
+        return versions.indices.map { index in
+            let (number, isCurrent, version) = versions[index]
+            let values = try? version.contents.get()
+            var changed: [String]?
+            if index + 1 < versions.count, let values, let older = try? versions[index + 1].version.contents.get() {
+                changed = DomainState.changedKeys(from: older, to: values).sorted()
+            } else if index + 1 == versions.count, number == 1, let values {
+                // The domain's first version: every key it holds was new.
+                changed = values.keys.sorted()
+            }
+            return DomainGeneration(
+                number: Int(number), isCurrent: isCurrent, path: version.path, date: Self.date(of: version),
+                writer: Self.writer(of: version), values: values,
+                problem: { if case .failure(let error) = version.contents { return error } else { return nil } }(),
+                changedKeys: changed)
+        }
+    }
+
+    /// Makes a kept generation's values the domain's again, as a new commit: under the
+    /// domain's lock, keeping the replaced file as a generation, by atomic rename, so every
+    /// process watching the domain sees ordinary changes (and a later restore or undo can
+    /// undo this one).
+    ///
+    /// - Returns: The generation restored.
+    /// - Throws: ``PreferencesError`` without changing anything if the generation does not
+    ///   exist (`missingFile`), cannot be used (`corrupt`, `notADictionary`, unsafe), or the
+    ///   write failed.
+    @discardableResult
+    public func restore(generation number: Int, at location: PersistentDomainLocation) throws(PreferencesError) -> DomainGeneration {
+        let domain = try persistentDomain(at: location)
+        let history = DomainHistory(file: domain.file)
+        guard number > 0, let version = history.readGeneration(UInt64(number), policy: domain.policy) else {
+            throw PreferencesError(
+                .missingFile, path: number > 0 ? history.path(ofGeneration: UInt64(number)) : history.directoryPath,
+                "\(location) has no generation \(number); `defaults history` lists the ones kept")
+        }
+        let values: [String: PropertyListValue]
+        switch version.contents {
+        case .success(let decoded): values = decoded
+        case .failure(let error): throw error
+        }
+        // Loaded first, so an unsafe file refuses the restore before anything is written; a
+        // corrupt one is kept aside by the write, as any commit does.
+        _ = domain.currentValues()
+        if let problem = domain.problem, problem.code != .corrupt && problem.code != .notADictionary { throw problem }
+        // The journald entry names the keys of both the old and the new contents.
+        let keys = Array(Set(values.keys).union(domain.currentValues().keys)).sorted()
+        try domain.modify(changing: { keys }) { current in
+            current = values
+        }
+        return DomainGeneration(
+            number: number, isCurrent: false, path: version.path, date: Self.date(of: version), writer: Self.writer(of: version),
+            values: values, problem: nil, changedKeys: nil)
+    }
+
+    /// Restores the newest kept generation: the version before the current one. Undoing
+    /// twice undoes the undo, since the undo is itself a commit that keeps what it replaced.
+    ///
+    /// - Returns: The generation restored.
+    /// - Throws: ``PreferencesError`` with code `missingFile` if no generation is kept, or
+    ///   as ``restore(generation:at:)`` does.
+    @discardableResult
+    public func undo(at location: PersistentDomainLocation) throws(PreferencesError) -> DomainGeneration {
+        let domain = try persistentDomain(at: location)
+        let history = DomainHistory(file: domain.file)
+        guard let newest = try history.generationNumbers(policy: domain.policy).first else {
+            throw PreferencesError(.missingFile, path: history.directoryPath, "\(location) has no earlier generation to go back to")
+        }
+        return try restore(generation: Int(newest), at: location)
+    }
+
+    /// The generation a domain's values are read from because its file is corrupt; nil if
+    /// the file is not corrupt or no generation decodes.
+    public func recovery(at location: PersistentDomainLocation) -> DomainRecovery? {
+        guard let domain = try? persistentDomain(at: location) else { return nil }
+        domain.loadIfNeeded()
+        return domain.recovery
+    }
+
+    /// When a version was written: its record's time if the record is valid, else its
+    /// modification time.
+    private static func date(of version: DomainHistory.StoredVersion) -> Date? {
+        guard let nanoseconds = version.validRecord?.modificationTime ?? version.identity?.modificationTime else { return nil }
+        return Date(timeIntervalSince1970: Double(nanoseconds) / 1_000_000_000)
+    }
+
+    /// Who wrote a version, from its record.
+    private static func writer(of version: DomainHistory.StoredVersion) -> DomainGeneration.Writer {
+        if let record = version.validRecord { return .process(id: record.processID, unit: record.unit) }
+        return version.record == nil ? .unknown : .editedOutsideLibrary
+    }
+}
