@@ -225,3 +225,22 @@ func transactionLoop(_ arguments: [String]) {
         say("committed \(generation)")
     }
 }
+
+/// `undo-loop DOMAIN`: undoes the domain's last commit again and again (each undo is itself
+/// a commit, so the domain swings between its last two versions), printing "restored N" with
+/// the generation each undo brought back; forever.
+func undoLoop(_ arguments: [String]) {
+    guard arguments.count == 1 else { fail("undo-loop DOMAIN") }
+    let files = PreferenceFiles()
+    let location: PersistentDomainLocation
+    do throws(PreferencesError) { location = try .named(arguments[0]) } catch { fail("\(error)") }
+    say("start")
+    while true {
+        do throws(PreferencesError) {
+            let restored = try files.undo(at: location)
+            say("restored \(restored.number)")
+        } catch {
+            fail("undo: \(error)")
+        }
+    }
+}

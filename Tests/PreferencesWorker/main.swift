@@ -20,6 +20,7 @@
 //   PreferencesWorker flush-loop DOMAIN KEYS [COUNT]     write generation after generation, printing each
 //   PreferencesWorker flush-once DOMAIN KEYS             one generation, the flush between marker calls
 //   PreferencesWorker transaction-loop DOMAIN KEYS      one transaction per generation: `state` and t0…t(KEYS-1)
+//   PreferencesWorker undo-loop DOMAIN                   undo the last commit, again and again (restores)
 //   PreferencesWorker hold-lock PATH MILLISECONDS        flock PATH, print "locked", hold it, exit
 //   PreferencesWorker remove-keys DOMAIN PREFIX COUNT    remove PREFIX0..PREFIXn, flush after each
 //   PreferencesWorker enospc DOMAIN DIRECTORY            a full file system, step by step (tmpfs)
@@ -67,6 +68,9 @@ case "watch-churn":
     exit(0)
 case "log":
     logMessage(Array(arguments.dropFirst(2)))
+    exit(0)
+case "undo-loop":
+    undoLoop(Array(arguments.dropFirst(2)))
     exit(0)
 case "transaction-loop":
     transactionLoop(Array(arguments.dropFirst(2)))

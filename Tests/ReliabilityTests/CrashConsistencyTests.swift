@@ -113,4 +113,42 @@ struct CrashConsistencyTests {
             "random SIGKILLs during transactions",
             "\(iterations) kills after \(transactionsSeen) committed 20-key transactions: every file one whole transaction, \(killedMidCommit) kills left a temporary file")
     }
+
+    @Test("a writer restoring generations (undo after undo), SIGKILLed at 200 random moments: always one whole generation")
+    func randomKillsDuringRestores() throws {
+        let fixture = try ReliabilityFixture()
+        let domain = "com.example.crash-restores"
+        // Two whole versions to swing between, each a transaction of 20 keys.
+        for generation in 1...2 {
+            let writer = try fixture.startWorker(["transaction-loop", domain, "20"])
+            #expect(writer.readLine()?.hasPrefix("start ") == true)
+            while writer.readLine().map({ !$0.hasPrefix("committed \(generation)") }) ?? false {}
+            kill(writer.pid, SIGKILL)
+            writer.wait()
+        }
+        let iterations = isSoak ? 2_000 : 200
+        var generator = SystemRandomNumberGenerator()
+        var restores = 0
+        var killedMidCommit = 0
+        for iteration in 0..<iterations {
+            let worker = try fixture.startWorker(["undo-loop", domain])
+            try #require(worker.readLine() == "start")
+            usleep(UInt32.random(in: 0...30_000, using: &generator))
+            kill(worker.pid, SIGKILL)
+            worker.wait()
+            restores += worker.remainingOutput.split(separator: "\n").filter { $0.hasPrefix("restored ") }.count
+            let values = try #require(try fixture.onDisk(domain), "iteration \(iteration): the domain file is gone")
+            let generation = values["state"]?["generation"]?.integerValue?.intValue ?? 0
+            #expect(generation >= 1, "iteration \(iteration): no generation on disk")
+            for key in 0..<20 {
+                #expect(values["t\(key)"] == .integer(generation), "iteration \(iteration): t\(key) is not from version \(generation)")
+            }
+            if !fixture.temporaryFiles.isEmpty { killedMidCommit += 1 }
+        }
+        #expect(restores > 0, "the worker never restored: the kills came too early")
+        let history = try FileManager.default.contentsOfDirectory(atPath: fixture.home + "/.\(domain).plist.history")
+        figure(
+            "random SIGKILLs during restores",
+            "\(iterations) kills after \(restores) completed undos: every file one whole version, \(killedMidCommit) kills left a temporary file, \(history.count) generations kept at the end")
+    }
 }
