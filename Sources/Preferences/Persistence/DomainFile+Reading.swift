@@ -25,16 +25,20 @@ extension DomainFile {
     /// the case just after this process wrote it) is confirmed by reading the bytes again and
     /// comparing their fingerprint, because an in-place rewrite of the same size within that
     /// tick leaves the identity unchanged. Reading costs far less than decoding.
+    ///
+    /// A file whose status-change time alone moved (same inode, size, modification time, mode
+    /// and owner) is confirmed the same way, by its fingerprint, and then known by its new
+    /// identity: a commit links the file it replaces into the domain's history just before the
+    /// rename, which changes that file's link count and so its status-change time, and every
+    /// watcher would otherwise decode the old version once more for nothing.
     func stillHolds(_ known: DomainContents, policy: FilePolicy) -> DomainContents? {
-        guard identity() == known.identity else { return nil }
-        if known.isSettled { return known }
+        guard let current = identity(), current.matches(known.identity) else { return nil }
+        if current == known.identity && known.isSettled { return known }
         let observedAt = SystemCalls.wallClockNanoseconds()
         guard let (bytes, identity) = try? readCheckedBytes(policy: policy),
-            identity == known.identity, ContentDigest(of: bytes) == known.digest
+            identity.matches(known.identity), ContentDigest(of: bytes) == known.digest
         else { return nil }
-        var confirmed = known
-        confirmed.isSettled = identity.isSettled(at: observedAt)
-        return confirmed
+        return DomainContents(values: known.values, identity: identity, digest: known.digest, observedAt: observedAt)
     }
 
     /// Opens, checks and reads the whole file; nil if it does not exist.

@@ -50,6 +50,16 @@ struct FileIdentity: Sendable, Hashable {
             mode: UInt32(status.mode.rawValue), owner: UInt32(status.userID.rawValue))
     }
 
+    /// Whether `other` names the same inode with the same size, modification time, mode and
+    /// owner: equal but perhaps for the status-change time, which a new link, an unchanged
+    /// `chmod` or a change of the access time moves too. Such a file may still have been
+    /// rewritten in place within one clock tick, so a match is only a candidate, confirmed by
+    /// the content's fingerprint (``DomainFile/stillHolds(_:policy:)``).
+    func matches(_ other: FileIdentity) -> Bool {
+        device == other.device && inode == other.inode && size == other.size && modificationTime == other.modificationTime
+            && mode == other.mode && owner == other.owner
+    }
+
     /// How far apart two file timestamps can be and still come from the same tick of the
     /// file system's clock: twice the coarse clock's resolution, and at least 10 ms.
     static let timestampGranularity: Int64 = max(2 * SystemCalls.coarseClockResolution(), 10_000_000)
