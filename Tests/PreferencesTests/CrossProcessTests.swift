@@ -6,23 +6,6 @@ import TestSupport
 /// Real processes, not threads, writing one domain at once.
 @Suite("Several processes writing one domain")
 struct CrossProcessTests {
-    /// Starts `count` workers with `arguments(index)` and waits for all of them.
-    func runWorkers(_ count: Int, fixture: StoreFixture, _ arguments: (Int) -> [String]) throws {
-        var processes: [Process] = []
-        for index in 0..<count {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: workerPath)
-            process.arguments = arguments(index)
-            process.environment = fixture.processEnvironment
-            try process.run()
-            processes.append(process)
-        }
-        for process in processes {
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "worker \(process.arguments ?? []) failed")
-        }
-    }
-
     @Test("8 processes × 250 distinct keys, a flush after every set: 2,000 of 2,000 on disk")
     func distinctKeys() throws {
         let fixture = try StoreFixture()

@@ -160,22 +160,6 @@ struct TransactionTests {
         #expect(torn.checks > 1000)
         #expect(store.integer(forKey: "area") == 100_000_000)
     }
-
-    func runWorkers(_ count: Int, fixture: StoreFixture, _ arguments: (Int) -> [String]) throws {
-        var processes: [Process] = []
-        for index in 0..<count {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: workerPath)
-            process.arguments = arguments(index)
-            process.environment = fixture.processEnvironment
-            try process.run()
-            processes.append(process)
-        }
-        for process in processes {
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "worker \(process.arguments ?? []) failed")
-        }
-    }
 }
 
 /// Changes seen by an observer, from any thread.
