@@ -76,7 +76,7 @@ def samples(name):
         return [float(line) for line in handle if line.strip()]
 
 
-core = {"read": [], "two-threads": [], "set": [], "scale": [], "memory": [], "load": [], "schema": [], "commits": []}
+core = {"read": [], "two-threads": [], "set": [], "scale": [], "memory": [], "load": [], "schema": [], "commits": [], "history": []}
 core_path = os.path.join(work, "core-latency.txt")
 if os.path.exists(core_path):
     with open(core_path, encoding="utf-8") as handle:
@@ -303,6 +303,23 @@ if core["commits"]:
         summary.append(f"a 10-key transaction costs {r:.2f}× a one-key flush (target ≤ 1.1×: {'met' if r <= 1.1 else 'missed'})")
     if summary:
         tail_lines += ["At p50: " + "; ".join(summary) + ".", ""]
+history_rows = [row for row in core["history"] if row[0] != "ratio"]
+if history_rows:
+    name, kept, none = history_rows[0][0], float(history_rows[0][1]), float(history_rows[0][2])
+    tail_lines += [
+        "## Generations (Harness/CoreLatency `history`)",
+        "",
+        "A durable flush (`set` + `flush()`, 100 keys) on a domain keeping up to 32 generations, beside one",
+        "keeping none (`generationLimit: 0`), alternated; medians. Target: keeping a generation adds ≤ 5%.",
+        "",
+        "| operation | p50 |",
+        "|---|---|",
+        f"| durable flush keeping generations ({name}) | {fmt(kept)} |",
+        f"| durable flush keeping none | {fmt(none)} |",
+        "",
+        f"At p50: keeping a generation costs {kept / none:.3f}× a flush without (target ≤ 1.05×: {'met' if kept / none <= 1.05 else 'missed'}).",
+        "",
+    ]
 fanout = []
 for watchers in [1, 4, 16, 64, 256, 1024]:
     measured = latency(f"ours-latency-{watchers}.txt")

@@ -43,6 +43,37 @@ struct StoreJournalTests {
         #expect(entry["CODE_LINE"] != nil && entry["CODE_FUNC"] != nil)
     }
 
+    @Test("a corrupt domain file read from a generation gives one warning entry naming both files")
+    func recoveredEntry() throws {
+        let directory = try TemporaryDirectory()
+        let domain = "com.example.journal.recovered" + String(UInt32.random(in: 0...UInt32.max))
+        let folder = directory.file("preferences").path
+        let environment = ["PREFERENCES_HOME": folder, "PREFERENCES_SYSTEM_DIR": directory.file("system").path]
+        // Two versions written by a child (this process never opens the domain, so only the
+        // reading child logs): generation 1 holds the first, {k0 = 0}.
+        let worker = builtProductsDirectory.appendingPathComponent("PreferencesWorker").path
+        let childEnvironment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        #expect(try run(worker, ["set-keys", domain, "k", "2"], environment: childEnvironment).status == 0)
+        let path = folder + "/\(domain).plist"
+        let generationPath = folder + "/.\(domain).plist.history/1.plist"
+        // The damage is found on the first read, by a new process.
+        try Data("bplist00 damaged beyond repair".utf8).write(to: URL(fileURLWithPath: path))
+        let read = try run(worker, ["read", domain, "k1"], environment: childEnvironment)
+        // k1 came with the damaged version: generation 1 does not hold it.
+        #expect(read.output.hasPrefix("(nil)"), "\(read.output)")
+        #expect(try run(worker, ["read", domain, "k0"], environment: childEnvironment).output.hasPrefix("0"))
+        let entries = try JournalReader.entries(where: "MESSAGE_ID", is: "f4c976933db047279d2a1790a5f4558a", count: 1)
+            .filter { $0["PREFERENCES_PATH"] == [path] }
+        let entry = try #require(entries.last, "no recovered entry for \(path)")
+        // One per reading process.
+        #expect(entries.count == 2)
+        #expect(entry["PRIORITY"] == ["4"])
+        #expect(entry["PREFERENCES_ERROR"] == ["corrupt"])
+        #expect(entry["PREFERENCES_GENERATION"] == ["1"])
+        #expect(entry["PREFERENCES_GENERATION_PATH"] == [generationPath])
+        #expect(entry["MESSAGE"]?.first.map { $0.contains(path) && $0.contains(generationPath) } == true)
+    }
+
     @Test("a corrupt domain file gives an error entry naming the file")
     func corruptFileEntry() throws {
         let directory = try TemporaryDirectory()

@@ -132,6 +132,32 @@ struct GenerationTests {
         #expect(versions[1].changedKeys == ["w1"])
     }
 
+    @Test("commits from this process and another interleaved keep one generation each, numbered without gaps")
+    func interleavedWriters() throws {
+        let fixture = try StoreFixture()
+        let store = try Self.store(fixture) { $0.generationLimit = 4 }
+        for round in 0..<3 {
+            store.set(round, forKey: "mine")
+            try store.flush()
+            let worker = Process()
+            worker.executableURL = URL(fileURLWithPath: workerPath)
+            worker.arguments = ["set-keys", Self.domain, "w\(round)-", "1"]
+            worker.environment = fixture.processEnvironment
+            worker.standardOutput = FileHandle.nullDevice
+            try worker.run()
+            worker.waitUntilExit()
+            #expect(worker.terminationStatus == 0)
+        }
+        store.set(99, forKey: "mine")
+        try store.flush()
+        // 7 commits; the worker keeps its default bound of 32, this process 4: whoever commits
+        // last prunes, and this process did.
+        let versions = try Self.files(fixture).generations(at: .named(Self.domain))
+        #expect(versions.map(\.number) == [7, 6, 5, 4, 3])
+        #expect(versions.first?.values?["mine"] == 99)
+        #expect(versions.allSatisfy { $0.problem == nil })
+    }
+
     @Test("bounds by count: the oldest generations go first")
     func countBound() throws {
         let fixture = try StoreFixture()

@@ -7,6 +7,8 @@
 //   core-latency schema SAMPLES       what a 200-key schema costs: open, declared read, validated set
 //   core-latency commits ROUNDS       what fresh reads and transactions cost: a read with and without
 //                                     the commit-counter check, a 10-key transaction against a one-key flush
+//   core-latency history SAMPLES [KEYS [LIMIT]]  durable flush (set + flush) keeping up to LIMIT
+//                                     (32) generations vs none: medians in ns, then their ratio
 //   core-latency writer HOME          (internal) another process writing every millisecond
 //
 // Each line printed is "row<TAB>name<TAB>value..." for Benchmarks/report.py. Single reads
@@ -242,6 +244,65 @@ func scale(repeats: Int) {
         try? FileManager.default.removeItem(atPath: home)
     }
     print("load\tscale end\t\(loadAverage())")
+}
+
+// MARK: history
+
+/// What keeping a generation adds to a durable flush (`set` + `flush()`): two stores in two
+/// homes, one keeping generations (by default 32 within 8 MiB) and one with a generation limit
+/// of 0, flushed in alternation so both see the same machine; the history is filled past its
+/// bound first, so every measured commit also prunes. Prints the median of each and their
+/// ratio.
+func historyCost(samples: Int, keys: Int, limit: Int) {
+    func open(generations: Int) -> (store: PreferenceStore, home: String) {
+        let home = makeHome()
+        var environment = ProcessInfo.processInfo.environment
+        environment["PREFERENCES_HOME"] = home
+        environment["PREFERENCES_SYSTEM_DIR"] = home + "/system"
+        do throws(PreferencesError) {
+            let store = try PreferenceStore(
+                domain: domain, configuration: .init(environment: environment, arguments: ["core-latency"], generationLimit: generations))
+            var plain: [String: Any] = [:]
+            for index in 0..<keys { plain["k\(index)"] = index }
+            store.setPersistentDomain(plain, forName: domain)
+            try store.flush()
+            return (store, home)
+        } catch {
+            fail("cannot open \(domain): \(error)")
+        }
+    }
+    let kept = open(generations: limit)
+    let none = open(generations: 0)
+    defer {
+        try? FileManager.default.removeItem(atPath: kept.home)
+        try? FileManager.default.removeItem(atPath: none.home)
+    }
+    func flush(_ store: PreferenceStore, _ value: Int) -> Int64 {
+        let start = monotonicNanoseconds()
+        store.set(value, forKey: "k0")
+        do { try store.flush() } catch { fail("flush: \(error)") }
+        return monotonicNanoseconds() - start
+    }
+    for round in 0..<40 {
+        _ = flush(kept.store, -round)
+        _ = flush(none.store, -round)
+    }
+    var withHistory: [Int64] = []
+    var without: [Int64] = []
+    for round in 0..<samples {
+        // Alternating which goes first cancels any cost of going second.
+        if round.isMultiple(of: 2) {
+            withHistory.append(flush(kept.store, round))
+            without.append(flush(none.store, round))
+        } else {
+            without.append(flush(none.store, round))
+            withHistory.append(flush(kept.store, round))
+        }
+    }
+    let generations = (try? FileManager.default.contentsOfDirectory(atPath: "\(kept.home)/.\(domain).plist.history").count) ?? 0
+    let (a, b) = (percentiles(withHistory)[0], percentiles(without)[0])
+    emit("history", "\(keys) keys, \(samples) flushes, \(generations) generations kept", [a, b])
+    print("history\tratio\t" + String(format: "%.4f", Double(a) / Double(b)))
 }
 
 // MARK: memory
@@ -503,9 +564,13 @@ case "first-open":
     firstOpen(home: arguments[2], schemas: arguments[3], declaredDomain: arguments[4], plainDomain: arguments[5])
 case "set-cost": setCost(declared: arguments.count > 2 && arguments[2] == "declared", count: arguments.count > 3 ? Int(arguments[3]) ?? 100_000 : 100_000)
 case "commits": commitCosts(rounds: arguments.count > 2 ? Int(arguments[2]) ?? 200 : 200)
+case "history":
+    historyCost(
+        samples: arguments.count > 2 ? Int(arguments[2]) ?? 2_000 : 2_000, keys: arguments.count > 3 ? Int(arguments[3]) ?? 100 : 100,
+        limit: arguments.count > 4 ? Int(arguments[4]) ?? 32 : 32)
 case "schema": schemaCosts(samples: arguments.count > 2 ? Int(arguments[2]) ?? 1_000_000 : 1_000_000)
 case "writer":
     guard arguments.count > 2 else { fail("writer HOME") }
     writer(home: arguments[2])
-default: fail("usage: core-latency reads SAMPLES | scale REPEATS | memory DOMAINS | schema SAMPLES")
+default: fail("usage: core-latency reads SAMPLES | scale REPEATS | memory DOMAINS | schema SAMPLES | history SAMPLES [KEYS]")
 }

@@ -99,6 +99,9 @@ extension PreferenceFiles {
     /// The generation a domain's values are read from because its file is corrupt; nil if
     /// the file is not corrupt or no generation decodes.
     public func recovery(at location: PersistentDomainLocation) -> DomainRecovery? {
+        // A plist named by path in XML or text form is no damaged domain file: reading it as
+        // one would log it as corrupt (see persistentDomainValues(at:)).
+        if location.isFile, let path = filePath(of: location), Self.isRegularNonBinaryFile(path) { return nil }
         guard let domain = try? persistentDomain(at: location) else { return nil }
         domain.loadIfNeeded()
         return domain.recovery

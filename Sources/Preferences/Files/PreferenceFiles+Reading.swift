@@ -31,7 +31,7 @@ extension PreferenceFiles {
 
     /// Whether `path` is a regular file (not a link, FIFO or device, which the domain-file
     /// reader refuses safely) whose first bytes are not a binary property list's.
-    private static func isRegularNonBinaryFile(_ path: String) -> Bool {
+    static func isRegularNonBinaryFile(_ path: String) -> Bool {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
             attributes[.type] as? FileAttributeType == .typeRegular,
             let handle = FileHandle(forReadingAtPath: path)

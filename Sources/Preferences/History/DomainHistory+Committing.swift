@@ -22,23 +22,29 @@ extension DomainHistory {
         private var directory: FileDescriptor?
         /// The generation number the replaced file is kept as, if it is to be kept.
         private let number: UInt64?
+        /// The replaced file's size, for the byte bound.
+        private let size: Int64
         /// The domain file being replaced.
         private let filePath: String
-        /// The history directory's path, for messages.
+        /// The history directory's path: for messages, and the listing cache's key.
         private let directoryPath: String
+        /// The kept generations and their sizes, as listed (or cached) before this commit.
+        private var generations: [UInt64: Int64]
         /// The generation kept, once ``keep()`` has linked it.
         private var kept: UInt64?
 
         init(
-            sequence: UInt64, problem: PreferencesError?, directory: FileDescriptor?, number: UInt64?, filePath: String,
-            directoryPath: String
+            sequence: UInt64, problem: PreferencesError? = nil, directory: FileDescriptor? = nil, number: UInt64? = nil,
+            size: Int64 = 0, filePath: String, directoryPath: String, generations: [UInt64: Int64] = [:]
         ) {
             self.sequence = sequence
             self.problem = problem
             self.directory = directory
             self.number = number
+            self.size = size
             self.filePath = filePath
             self.directoryPath = directoryPath
+            self.generations = generations
         }
 
         deinit {
@@ -52,22 +58,41 @@ extension DomainHistory {
             do {
                 try SystemCalls.link(FilePath(filePath), into: directory, as: DomainHistory.fileName(ofGeneration: number))
                 kept = number
+                generations[number] = size
             } catch {
                 // A name taken can only be a file put there by hand: the generation is not kept
                 // rather than renumbered, since the new file's sequence already follows it.
                 problem = PreferencesError(
                     .io, path: directoryPath + "/" + DomainHistory.fileName(ofGeneration: number), errno: error.rawValue,
                     "the replaced domain file \(filePath) could not be kept as generation \(number): \(error); the write goes on without it")
+                DomainHistory.forgetListing(of: directoryPath)
             }
         }
 
         /// The new version is in place: removes generations past the bounds, oldest first,
-        /// never the one just kept (the newest, and known to decode).
+        /// never the one just kept (the newest, and known to decode), and remembers what the
+        /// directory now holds for the next commit.
         func finish(policy: FilePolicy) {
             guard let directory else { return }
-            if let kept { DomainHistory.prune(directory, keeping: kept, policy: policy) }
-            try? directory.close()
-            self.directory = nil
+            defer {
+                try? directory.close()
+                self.directory = nil
+            }
+            guard let kept else { return }
+            for number in DomainHistory.generationsPastBounds(generations, keeping: kept, policy: policy) {
+                // A name that cannot be removed (a directory planted by hand) is left alone,
+                // and the next commit lists the directory again.
+                do {
+                    try SystemCalls.unlink(DomainHistory.fileName(ofGeneration: number), in: directory)
+                    generations[number] = nil
+                } catch {
+                    DomainHistory.forgetListing(of: directoryPath)
+                    return
+                }
+            }
+            guard let status = try? directory.stat() else { return }
+            DomainHistory.remember(
+                Listing(directory: FileIdentity(status), sequence: sequence, generations: generations), of: directoryPath)
         }
 
         /// The commit failed: the replaced file is still the domain's file, so its generation
@@ -77,6 +102,7 @@ extension DomainHistory {
             if let kept { try? SystemCalls.unlink(DomainHistory.fileName(ofGeneration: kept), in: directory) }
             try? directory.close()
             self.directory = nil
+            DomainHistory.forgetListing(of: directoryPath)
         }
     }
 
@@ -102,47 +128,94 @@ extension DomainHistory {
         {
             recordedSequence = record.sequence
         }
-        func without(_ problem: PreferencesError? = nil, _ highest: UInt64 = 0, _ directory: FileDescriptor? = nil) -> Commit {
-            Commit(sequence: max(highest, recordedSequence) + 1, problem: problem, directory: directory, number: nil, filePath: filePath,
-                directoryPath: directoryPath)
+        guard policy.generationLimit > 0 else {
+            return Commit(sequence: recordedSequence + 1, filePath: filePath, directoryPath: directoryPath)
         }
-        guard policy.generationLimit > 0 else { return without() }
         let directory: FileDescriptor
         do throws(PreferencesError) {
             // Created only when there is a file to keep: a domain's first write leaves none.
-            guard let opened = try openDirectory(policy: policy, creating: current != nil) else { return without() }
+            guard let opened = try openDirectory(policy: policy, creating: current != nil) else {
+                return Commit(sequence: recordedSequence + 1, filePath: filePath, directoryPath: directoryPath)
+            }
             directory = opened
         } catch {
-            return without(error)
+            return Commit(sequence: recordedSequence + 1, problem: error, filePath: filePath, directoryPath: directoryPath)
         }
-        let highest = Self.generationNumbers(in: directory).max() ?? 0
-        guard current != nil else { return without(nil, highest, directory) }
+        let generations = listing(of: directory, replacing: recordedSequence)
+        let highest = generations.keys.max() ?? 0
+        guard let current else {
+            return Commit(
+                sequence: max(highest, recordedSequence) + 1, directory: directory, filePath: filePath, directoryPath: directoryPath,
+                generations: generations)
+        }
         let number = recordedSequence > highest ? recordedSequence : highest + 1
-        return Commit(sequence: number + 1, problem: nil, directory: directory, number: number, filePath: filePath, directoryPath: directoryPath)
+        return Commit(
+            sequence: number + 1, directory: directory, number: number, size: current.identity.size, filePath: filePath,
+            directoryPath: directoryPath, generations: generations)
     }
 
-    /// Removes the generations past the bounds, oldest first: the newest are kept for as
+    /// The generations kept past the bounds, oldest first to go: the newest are kept for as
     /// long as both the count and their bytes stay within the policy's limits, and `newest`
     /// always.
-    static func prune(_ directory: FileDescriptor, keeping newest: UInt64, policy: FilePolicy) {
-        let numbers = generationNumbers(in: directory).sorted(by: >)
-        // The cheap common case: under the count and, by the size limit, surely under the bytes.
-        if numbers.count <= policy.generationLimit && numbers.count * policy.sizeLimit <= policy.generationByteLimit { return }
+    static func generationsPastBounds(_ generations: [UInt64: Int64], keeping newest: UInt64, policy: FilePolicy) -> [UInt64] {
         var count = 0
         var bytes: Int64 = 0
-        var over = false
-        for number in numbers {
-            let name = fileName(ofGeneration: number)
-            if !over {
-                let size = (try? Stat(FilePath(name), relativeTo: directory, flags: .symlinkNoFollow).size) ?? 0
-                count += 1
-                bytes += size
-                over = number != newest && (count > policy.generationLimit || bytes > Int64(policy.generationByteLimit))
-                if !over { continue }
+        var past: [UInt64] = []
+        for (number, size) in generations.sorted(by: { $0.key > $1.key }) {
+            count += 1
+            bytes += size
+            if number != newest && (!past.isEmpty || count > policy.generationLimit || bytes > Int64(policy.generationByteLimit)) {
+                past.append(number)
             }
-            // A name that cannot be removed (a directory planted by hand) is left alone.
-            try? SystemCalls.unlink(name, in: directory)
         }
+        return past.reversed()
+    }
+
+    // MARK: The listing cache
+
+    /// What this process left in a history directory after its last commit there.
+    ///
+    /// Listing the directory and examining every generation costs more than the rest of
+    /// keeping one, so a commit that finds the domain file still the version this process
+    /// wrote (its record names the sequence remembered here), in a directory whose status is
+    /// unchanged, uses this instead: no other writer has committed since, and nobody has
+    /// added or removed a name there.
+    struct Listing {
+        /// The directory's status after the commit.
+        let directory: FileIdentity
+        /// The sequence number of the version the commit wrote.
+        let sequence: UInt64
+        /// The generations and their sizes.
+        let generations: [UInt64: Int64]
+    }
+
+    /// The last listing per history directory path.
+    private static let listings = ThreadLock([String: Listing](), rank: .leaf)
+
+    /// Remembers what a commit left in the history directory at `path`.
+    static func remember(_ listing: Listing, of path: String) {
+        listings.withLock { $0[path] = listing }
+    }
+
+    /// Forgets the directory's listing: the next commit lists it again.
+    static func forgetListing(of path: String) {
+        _ = listings.withLock { $0.removeValue(forKey: path) }
+    }
+
+    /// The generations in the open directory and their sizes: remembered, if still true (see
+    /// ``Listing``), else listed and examined.
+    private func listing(of directory: FileDescriptor, replacing recordedSequence: UInt64) -> [UInt64: Int64] {
+        let path = directoryPath
+        if recordedSequence > 0, let remembered = Self.listings.withLock({ $0[path] }), remembered.sequence == recordedSequence,
+            let status = try? directory.stat(), FileIdentity(status) == remembered.directory
+        {
+            return remembered.generations
+        }
+        var generations: [UInt64: Int64] = [:]
+        for number in Self.generationNumbers(in: directory) {
+            generations[number] = (try? Stat(FilePath(Self.fileName(ofGeneration: number)), relativeTo: directory, flags: .symlinkNoFollow).size) ?? 0
+        }
+        return generations
     }
 
     // MARK: Warnings
