@@ -124,7 +124,9 @@ func measure(changes: Int, watcherCount: Int, samplesPath: String?) {
     }
     if let samplesPath {
         let text = samples.map { String(format: "%.3f", $0) }.joined(separator: "\n") + "\n"
-        do { try text.write(toFile: samplesPath, atomically: true, encoding: .utf8) } catch { fail("cannot write \(samplesPath): \(error)") }
+        // Written in place, not atomically: an atomic write renames a new file over the path,
+        // which replaced /dev/null with a regular file once when it was given as the path.
+        do { try text.write(toFile: samplesPath, atomically: false, encoding: .utf8) } catch { fail("cannot write \(samplesPath): \(error)") }
     }
     samples.sort()
     func percentile(_ p: Double) -> Double { samples[min(samples.count - 1, Int(Double(samples.count) * p))] }
