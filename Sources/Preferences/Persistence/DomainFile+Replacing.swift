@@ -33,14 +33,26 @@ extension DomainFile {
     func replace(
         with bytes: [UInt8], keepingCorruptFileAside: Bool, sequence: UInt64? = nil, beforeRename: () -> Void = {}
     ) throws(PreferencesError) -> FileIdentity {
-        let (temporaryPath, descriptor) = try createTemporaryFile()
+        let (temporaryPath, writer) = try createTemporaryFile()
+        var descriptor = writer
         var asidePath: FilePath?
         do throws(PreferencesError) {
             let modificationTime = SystemCalls.wallClockNanoseconds()
             let record = sequence.map {
                 CommitRecord(sequence: $0, processID: SystemCalls.processID(), unit: ProcessUnit.current, modificationTime: modificationTime)
             }
-            try fill(descriptor, with: bytes, record: record, modificationTime: modificationTime)
+            try fill(writer, with: bytes, record: record, modificationTime: modificationTime)
+            // The writing descriptor is closed before the rename, through a read-only one kept
+            // for the status: closing a file opened for writing raises IN_CLOSE_WRITE under
+            // the name it has then, and after the rename that is the domain's name, which would
+            // wake every watching process to check the file a second time. Synced already, the
+            // data cannot be lost by the close.
+            if let reader = try? Errno.typed({
+                try FileDescriptor.open(temporaryPath, .readOnly, options: [.noFollow, .closeOnExec])
+            }) {
+                descriptor = reader
+                try? writer.close()
+            }
             if keepingCorruptFileAside { asidePath = try keepCorruptFileAside() }
             beforeRename()
             do {
@@ -52,6 +64,8 @@ extension DomainFile {
             }
         } catch {
             // The descriptor is only written, never synced again: its data no longer matters.
+            // The writing descriptor, or the read-only one that replaced it (the writing one is
+            // closed by then).
             try? descriptor.close()
             try? SystemCalls.unlink(temporaryPath)
             // The aside name is a second link to the unchanged original, so dropping it loses nothing.
@@ -121,7 +135,7 @@ extension DomainFile {
             "no free temporary file name was found for \(fileName); the old file is unchanged")
     }
 
-    /// Sets the mode to exactly 0600, writes every byte and syncs the temporary file.
+    /// Makes the mode exactly 0600, writes every byte and syncs the temporary file.
     ///
     /// The mode is set explicitly because `open` filters it through the umask.
     /// `writeAll` loops over short writes and retries `EINTR`. A failed `fsync` is never
@@ -132,7 +146,11 @@ extension DomainFile {
     /// the version's writer is then unknown, which is no reason to refuse the write.
     private func fill(_ descriptor: FileDescriptor, with bytes: [UInt8], record: CommitRecord?, modificationTime: Int64) throws(PreferencesError) {
         do {
-            try SystemCalls.fchmod(descriptor, .ownerReadWrite)
+            // `open` filtered 0600 through the umask, which leaves it as it is unless the umask
+            // is unusual. A chmod raises IN_ATTRIB, one more wake-up of every process watching
+            // the directory, so it runs only when the mode needs it.
+            let status = try Errno.typed { try descriptor.stat() }
+            if status.permissions != .ownerReadWrite { try SystemCalls.fchmod(descriptor, .ownerReadWrite) }
         } catch {
             throw failure(error, "could not set the mode of the temporary file")
         }
