@@ -248,24 +248,40 @@ ok "systemctl --user stop: $result"
 [[ $(on_disk lastStoppedAt) == datetime.datetime* ]] || fail "lastStoppedAt on disk is $(on_disk lastStoppedAt), expected a date"
 ok "on disk (plistlib): greeting 'Au revoir'; lastStoppedInvocation $invocation, set by the service as it stopped"
 
-# --- a corrupt domain file: starts with the registered defaults and names the file --------------
+# --- a corrupt domain file: starts from the last good generation and names both files -----------
 printf 'bplist00 this is not a property list' >"$plist"
 systemctl --user start "$unit" || fail "systemctl --user start $unit failed with a corrupt domain file"
-expected='Greeting "Hello" every 5 s'
+expected='Greeting "Au revoir" every 0.25 s'
 [[ $(show ActiveState) == active ]] || fail "with a corrupt domain file: ActiveState=$(show ActiveState), expected active"
-[[ $(show StatusText) == "$expected" ]] || fail "with a corrupt domain file: StatusText '$(show StatusText)', expected '$expected' (the registered defaults)"
+[[ $(show StatusText) == "$expected" ]] ||
+    fail "with a corrupt domain file: StatusText '$(show StatusText)', expected '$expected' (the newest generation that decodes)"
 pid=$(show MainPID)
-wait_until 2 found_in_journal "$pid" "e[\"PRIORITY\"] == \"3\" and e.get(\"PREFERENCES_PATH\") == \"$plist\" and \"$plist\" in e[\"MESSAGE\"]" ||
-    fail "no error entry naming $plist (PREFERENCES_PATH and MESSAGE) from PID $pid; its entries:
+wait_until 2 found_in_journal "$pid" "e[\"PRIORITY\"] == \"4\" and e.get(\"MESSAGE_ID\") == \"f4c976933db047279d2a1790a5f4558a\" and e.get(\"PREFERENCES_PATH\") == \"$plist\" and \"$plist\" in e[\"MESSAGE\"] and e.get(\"PREFERENCES_GENERATION_PATH\", \"\") in e[\"MESSAGE\"]" ||
+    fail "no recovery warning naming $plist and the generation (PREFERENCES_PATH, PREFERENCES_GENERATION_PATH, MESSAGE) from PID $pid; its entries:
 $(journalctl --no-pager -o json _PID="$pid" | cut -c1-600)"
-ok "corrupt domain file: active with '$expected'; journal error names $plist"
+ok "corrupt domain file: active with '$expected' from the last good generation; the journal warning names both files"
 invocation=$(show InvocationID)
 systemctl --user stop "$unit" || fail "systemctl --user stop $unit failed"
 result=$(systemctl --user show -p ExecMainCode,ExecMainStatus,Result "$unit" | sort | paste -sd ' ')
 [[ $result == "ExecMainCode=1 ExecMainStatus=0 Result=success" ]] || fail "after stop: $result, expected ExecMainCode=1 ExecMainStatus=0 Result=success"
 [[ $(on_disk lastStoppedInvocation) == "'$invocation'" ]] || fail "after stopping, lastStoppedInvocation on disk is $(on_disk lastStoppedInvocation), expected '$invocation'"
+[[ $(on_disk greeting) == "'Au revoir'" ]] || fail "after stopping, greeting on disk is $(on_disk greeting), expected 'Au revoir' (the write lands on the recovered values)"
 aside=$(find "$(dirname "$plist")" -name "$domain.plist.corrupt-*" | wc -l)
 ((aside == 1)) || fail "expected the corrupt file kept aside as $domain.plist.corrupt-<time>, found $aside"
-ok "stopped with $result; the corrupt file was kept aside and a fresh one written"
+ok "stopped with $result; the corrupt file was kept aside and the write landed on the recovered values"
+
+# --- a corrupt domain file and no history: starts with the registered defaults ------------------
+rm -rf "$(dirname "$plist")/.$domain.plist.history"
+printf 'bplist00 this is not a property list' >"$plist"
+systemctl --user start "$unit" || fail "systemctl --user start $unit failed with a corrupt domain file and no history"
+expected='Greeting "Hello" every 5 s'
+[[ $(show StatusText) == "$expected" ]] ||
+    fail "with a corrupt domain file and no history: StatusText '$(show StatusText)', expected '$expected' (the registered defaults)"
+pid=$(show MainPID)
+wait_until 2 found_in_journal "$pid" "e[\"PRIORITY\"] == \"3\" and e.get(\"PREFERENCES_PATH\") == \"$plist\" and \"$plist\" in e[\"MESSAGE\"]" ||
+    fail "no error entry naming $plist (PREFERENCES_PATH and MESSAGE) from PID $pid; its entries:
+$(journalctl --no-pager -o json _PID="$pid" | cut -c1-600)"
+systemctl --user stop "$unit" || fail "systemctl --user stop $unit failed"
+ok "corrupt domain file without history: active with '$expected'; journal error names $plist"
 
 echo "service test: all checks passed"
