@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 @testable import Preferences
 import Synchronization
 import Testing
@@ -150,7 +151,13 @@ struct TransactionTests {
         defer { observation.cancel() }
         let stop = StopFlag()
         let reader = Thread {
-            while !stop.isSet { torn.check(store) }
+            while !stop.isSet {
+                torn.check(store)
+                // A pause between reads, so the thread does not take a whole core from the
+                // tests running beside it (on 2 cores, a spinning reader starved their
+                // watchers); about 10,000 reads a second still land between the commits.
+                usleep(100)
+            }
         }
         reader.start()
         try runWorkers(1, fixture: fixture) { _ in ["transact-pairs", "com.example.test", "10000"] }
