@@ -19,7 +19,9 @@ lines = open(home + ".log").read().splitlines()
 os.remove(home + ".log")
 temp_opens = []  # (line number, path, fd)
 for number, line in enumerate(lines):
-    m = re.search(r'openat\(AT_FDCWD, "([^"]*\.tmp-[^"]*)".* = (\d+)$', line)
+    # The domain's temporary files as they are created (O_CREAT): not the read-only reopen
+    # that keeps a written one's status, nor the commit counter's own temporary file.
+    m = re.search(r'openat\(AT_FDCWD, "([^"]*\.plist\.tmp-[^"]*)", [^)]*O_CREAT.* = (\d+)$', line)
     if m:
         temp_opens.append((number, m.group(1), m.group(2)))
 # strace counts per thread, so the background flush's first fsync may fail too: every
@@ -39,7 +41,7 @@ for _, path, _ in temp_opens:
     if os.path.exists(path): problems.append("temporary file %s is still there" % path)
 with open(os.path.join(home, "com.example.eio.plist"), "rb") as f:
     if plistlib.load(f) != {"retried": "value"}: problems.append("the retry did not write the key")
-leftover = [n for n in os.listdir(home) if ".tmp-" in n]
+leftover = [n for n in os.listdir(home) if ".plist.tmp-" in n]
 if leftover: problems.append("temporary files left: %s" % leftover)
 for line in lines:
     if "fsync" in line or ".tmp-" in line: print("  " + line)
