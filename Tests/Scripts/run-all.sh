@@ -4,34 +4,41 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
-bash Tests/Scripts/install-dependencies.sh
+# Each step prints its own time, so a suite that creeps towards CI's budget shows where.
+step() {
+    local start=$SECONDS
+    "$@"
+    echo "run-all: $(( SECONDS - start )) s for: $*   ($(( SECONDS / 60 )) min $(( SECONDS % 60 )) s so far)"
+}
 
-swift build --build-tests
-swift test --skip-build --skip JournaldLoggingTests --skip SystemdNotifierTests --skip ThreadStressTests
+step bash Tests/Scripts/install-dependencies.sh
+
+step swift build --build-tests
+step swift test --skip-build --skip JournaldLoggingTests --skip SystemdNotifierTests --skip ThreadStressTests
 # The thread stress test runs 16 threads on the 2 cores by design; beside every other suite it
 # starved their watcher thread and timed tests (a lock hand-off bounded at 1 s took 0.7 s): it
 # runs in a process of its own.
-swift test --skip-build --filter ThreadStressTests
+step swift test --skip-build --filter ThreadStressTests
 # The sd_notify tests set NOTIFY_SOCKET and WATCHDOG_* with setenv, which is not safe while
 # other threads read the environment: they run in a test process of their own.
-swift test --skip-build --filter SystemdNotifierTests
+step swift test --skip-build --filter SystemdNotifierTests
 # The journald tests talk to a real systemd-journald, started in a private mount namespace
 # for this run only and stopped by its PID.
-bash Tests/Scripts/with-journald.sh swift test --skip-build --filter JournaldLoggingTests
+step bash Tests/Scripts/with-journald.sh swift test --skip-build --filter JournaldLoggingTests
 # The example service (preferences-greeter) under a real systemd user manager and journald,
 # both started in a private mount namespace with a temporary HOME and stopped by their PIDs:
 # install, verify, start, live changes with the defaults tool, reload, stop, corrupt file.
-bash Tests/Scripts/with-systemd-user.sh bash Tests/Scripts/service-test.sh "$(swift build --show-bin-path)"
+step bash Tests/Scripts/with-systemd-user.sh bash Tests/Scripts/service-test.sh "$(swift build --show-bin-path)"
 
 # Reliability (issue 9, RELIABILITY.md): ReliabilityTests ran above; these need a shell
 # (strace) or must run alone (memory and time measurements). The long versions:
 # `bash Tests/Scripts/soak.sh`.
 bin="$(swift build --show-bin-path)"
-bash Tests/Scripts/crash-at-each-syscall.sh "$bin"
-bash Tests/Scripts/fsync-eio-retry.sh "$bin"
-RELIABILITY_ISOLATED=1 swift test --skip-build --filter IsolatedMeasurementTests
+step bash Tests/Scripts/crash-at-each-syscall.sh "$bin"
+step bash Tests/Scripts/fsync-eio-retry.sh "$bin"
+step env RELIABILITY_ISOLATED=1 swift test --skip-build --filter IsolatedMeasurementTests
 
 # The benchmarks in smoke mode (a couple of iterations each, and a few cross-process changes
 # of ours and of the dconf peer on a private session bus), so they never rot; the full run
 # and RESULTS.md are `bash Benchmarks/report.sh`.
-bash Benchmarks/report.sh --smoke
+step bash Benchmarks/report.sh --smoke
