@@ -59,14 +59,14 @@ let package = Package(
                 "PropertyList",
                 "DeclaredSettings",
                 "JournaldLogging",
-                "CSharedMemory",
+                "CLinux",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
         // Atomics and futexes on words in a shared file mapping (the commit counters).
-        .target(name: "CSharedMemory"),
+        .target(name: "CLinux"),
         .systemLibrary(
             name: "CSystemd",
             path: "Sources/CSystemd",

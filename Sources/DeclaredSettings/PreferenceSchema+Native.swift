@@ -77,19 +77,28 @@ struct NativeSchemaParser {
         }
         guard let keysValue = top["Keys"] else { throw fail(.malformed, "Keys", "missing: a schema declares its keys under Keys") }
         guard case .dictionary(let entries) = keysValue else { throw fail(.malformed, "Keys", "must be a dictionary of key declarations") }
-        var keys: [DeclaredKey] = []
+        // Keyed as it is parsed: the names are the dictionary's, so unique, and building an
+        // array first and a table from it copied every declaration twice.
+        var keys: [String: DeclaredKey] = [:]
         keys.reserveCapacity(entries.count)
+        // Keys with old names, collected on the way: filtering the table afterwards copied
+        // every declaration (and retained each of its fields) once more.
+        var renamed: [DeclaredKey] = []
         do {
             // In the dictionary's order: sorting hundreds of names costs more than the rest of
             // the check. Only a failing schema is walked again in sorted order, so the error
             // reported is always the first by name.
-            for (name, value) in entries { keys.append(try parseKey(name, value)) }
+            for (name, value) in entries {
+                let key = try parseKey(name, value)
+                if !key.renamedFrom.isEmpty { renamed.append(key) }
+                keys[name] = key
+            }
         } catch {
             for name in entries.keys.sorted() { _ = try parseKey(name, entries[name]!) }
             throw error
         }
-        try checkRenames(keys, place: { "Keys.\($0).RenamedFrom" })
-        return PreferenceSchema(keys: keys, path: path, format: .native, files: [path], domain: domain)
+        try checkRenames(renamed, declared: { keys[$0] != nil }, place: { "Keys.\($0).RenamedFrom" })
+        return PreferenceSchema(table: keys, path: path, format: .native, files: [path], domain: domain)
     }
 
     func parseKey(_ name: String, _ value: PropertyListValue) throws(SchemaError) -> DeclaredKey {
@@ -161,14 +170,18 @@ struct NativeSchemaParser {
             }
         default: throw fail(.malformed, "\(at).RenamedFrom", "must be a string or an array of strings")
         }
-        for (bound, given) in [("Minimum", minimumField), ("Maximum", maximumField)] {
-            guard let value = given else { continue }
-            guard type.isNumeric else { throw fail(.malformed, "\(at).\(bound)", "only integer and real keys have a range") }
-            guard type.admits(value) else { throw fail(.malformed, "\(at).\(bound)", "must be \(type.withArticle), not \(SchemaViolation.render(value))") }
+        // Each bound checked by a nested function, not a loop over an array literal: that
+        // allocated an array for every key of the schema.
+        func bound(_ given: PropertyListValue?, _ field: String) throws(SchemaError) -> PropertyListValue? {
+            guard let value = given else { return nil }
+            guard type.isNumeric else { throw fail(.malformed, "\(at).\(field)", "only integer and real keys have a range") }
+            guard type.admits(value) else { throw fail(.malformed, "\(at).\(field)", "must be \(type.withArticle), not \(SchemaViolation.render(value))") }
             // A NaN bound compares with nothing: it would bound nothing (and refuse NaN only).
-            guard NumericOrder.real(value)?.isNaN != true else { throw fail(.malformed, "\(at).\(bound)", "must be a number, not NaN") }
-            if bound == "Minimum" { key.minimum = value } else { key.maximum = value }
+            guard NumericOrder.real(value)?.isNaN != true else { throw fail(.malformed, "\(at).\(field)", "must be a number, not NaN") }
+            return value
         }
+        key.minimum = try bound(minimumField, "Minimum")
+        key.maximum = try bound(maximumField, "Maximum")
         if let minimum = key.minimum, let maximum = key.maximum, NumericOrder(minimum, maximum) == .above {
             throw fail(.invalidDefault, "\(at).Minimum", "the minimum \(SchemaViolation.render(minimum)) is above the maximum \(SchemaViolation.render(maximum))")
         }
@@ -205,14 +218,14 @@ struct NativeSchemaParser {
 
     /// Old names must be distinct and must not be declared keys themselves: a value cannot
     /// move to two places, nor away from a key that is still in use.
-    func checkRenames(_ keys: [DeclaredKey], place: (String) -> String) throws(SchemaError) {
-        let declared = Set(keys.map(\.name))
+    /// `renamed` holds the keys with old names (usually few); `declared` tells whether a
+    /// name is a declared key.
+    func checkRenames(_ renamed: [DeclaredKey], declared: (String) -> Bool, place: (String) -> String) throws(SchemaError) {
         var seen: [String: String] = [:]
-        // By name, so which of two keys is reported does not depend on the parse's order;
-        // only keys with old names take part, usually few.
-        for key in keys.filter({ !$0.renamedFrom.isEmpty }).sorted(by: { $0.name < $1.name }) {
+        // By name, so which of two keys is reported does not depend on the parse's order.
+        for key in renamed.sorted(by: { $0.name < $1.name }) {
             for old in key.renamedFrom {
-                if declared.contains(old) {
+                if declared(old) {
                     throw fail(.duplicateKey, place(key.name), "\"\(old)\" is declared as a key itself, so it cannot be an old name")
                 }
                 if let other = seen[old], other != key.name {

@@ -30,11 +30,22 @@ public struct PreferenceSchema: Sendable, Hashable {
     /// Creates a schema from declarations; later declarations of a name replace earlier ones.
     public init(keys: [DeclaredKey], path: String, format: Format = .native, files: [String]? = nil, domain: String? = nil) {
         var table: [String: DeclaredKey] = [:]
+        table.reserveCapacity(keys.count)
         for key in keys { table[key.name] = key }
         self.keys = table
         self.path = path
         self.format = format
         self.files = files ?? [path]
+        self.domain = domain
+    }
+
+    /// A schema from declarations already keyed by their names (a parser's, whose names are
+    /// unique): no second table is built and no declaration copied again.
+    init(table: [String: DeclaredKey], path: String, format: Format, files: [String], domain: String?) {
+        keys = table
+        self.path = path
+        self.format = format
+        self.files = files
         self.domain = domain
     }
 

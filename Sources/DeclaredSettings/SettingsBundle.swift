@@ -32,7 +32,8 @@ enum SettingsBundle {
         try visitor.visit(file: "Root", chain: [])
         let root = bundle + "/Root.plist"
         let native = NativeSchemaParser(path: root)
-        try native.checkRenames(visitor.keys, place: { "\($0)" })
+        let names = Set(visitor.keys.map(\.name))
+        try native.checkRenames(visitor.keys.filter { !$0.renamedFrom.isEmpty }, declared: names.contains, place: { "\($0)" })
         return PreferenceSchema(keys: visitor.keys, path: root, format: .settingsBundle, files: visitor.files, domain: domain)
     }
 

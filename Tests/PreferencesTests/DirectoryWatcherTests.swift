@@ -392,6 +392,8 @@ struct DirectoryWatcherTests {
         }
         try #require(await eventually { isMountPoint(mount) }, "bindfs did not mount \(source)")
         #expect(MountTable.type(holding: mount) == "fuse")
+        // The statfs shortcut must not take a FUSE mount for a local file system.
+        #expect(SystemCalls.fileSystemMagic(mount).map { !MountTable.localMagics.contains($0) } == true)
         let watcher = DirectoryWatcher()
         let probe = WatchProbe(path: mount + "/com.example.plist")
         let registration = watcher.watch(directory: mount, fileName: "com.example.plist", handler: probe.handler)
@@ -421,6 +423,15 @@ struct DirectoryWatcherTests {
         let directory = try TemporaryDirectory()
         #expect(MountTable.type(holding: directory.url.path) != nil)
         #expect(MountTable.typeChangedElsewhere(holding: directory.url.path) == nil)
+        // The statfs shortcut agrees with the table: a tmpfs is local, and a magic it does not
+        // know (procfs) still gets its answer from the table.
+        if isMountPoint("/dev/shm") {
+            #expect(SystemCalls.fileSystemMagic("/dev/shm") == 0x0102_1994)
+            #expect(MountTable.localMagics.contains(0x0102_1994))
+        }
+        #expect(SystemCalls.fileSystemMagic("/proc").map { MountTable.localMagics.contains($0) } == false)
+        #expect(MountTable.typeChangedElsewhere(holding: "/proc") == nil)
+        #expect(SystemCalls.fileSystemMagic(directory.url.path + "/missing") == nil)
     }
 
     /// A system call made to fail in the worker, and the error it fails with.

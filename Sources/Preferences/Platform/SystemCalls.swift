@@ -1,4 +1,4 @@
-import CSharedMemory
+import CLinux
 import Glibc
 import SystemPackage
 
@@ -425,6 +425,13 @@ enum SystemCalls {
         guard descriptor >= 0 else { return false }
         Glibc.close(descriptor)
         return true
+    }
+
+    /// The `f_type` magic number `statfs(2)` reports for the file system holding `path`;
+    /// nil if it cannot be examined.
+    static func fileSystemMagic(_ path: String) -> Int? {
+        let magic = path.withCString { CLinux.file_system_magic($0) }
+        return magic < 0 ? nil : Int(magic)
     }
 
     /// Starts watching a path for `events`, or updates the events of the existing watch on

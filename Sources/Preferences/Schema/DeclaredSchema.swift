@@ -13,14 +13,17 @@ final class DeclaredSchema: Sendable {
     /// The domain, for log entries.
     let domain: String
     private let logger: Logger
-    /// Bad values already reported, so each distinct one is reported once.
-    private let reported = ThreadLock(Set<ReportedValue>(), rank: .leaf)
+    /// Bad values already reported, so each distinct one is reported once. An array searched
+    /// in full (at most ``reportLimit``, and only when a bad value is resolved): a set of a
+    /// type of its own cost a scan of every loaded library's conformance records when the
+    /// process's first store of a declared domain was opened.
+    private let reported = ThreadLock([ReportedValue](), rank: .leaf)
 
     /// How many distinct bad values are remembered: a hostile file churning values cannot
     /// grow memory without bound (past it, further bad values are not reported again).
     static let reportLimit = 1024
 
-    private struct ReportedValue: Hashable {
+    private struct ReportedValue: Equatable {
         let key: String
         let value: PropertyListValue
         let path: String?
@@ -36,11 +39,9 @@ final class DeclaredSchema: Sendable {
         self.schema = schema
         self.domain = domain
         self.logger = logger
-        var rules: [String: KeyRule] = [:]
-        rules.reserveCapacity(schema.keys.count)
-        for (name, key) in schema.keys { rules[name] = KeyRule(key) }
-        self.rules = rules
-        defaults = schema.defaults
+        let compiled = CompiledRules.of(schema)
+        rules = compiled.rules
+        defaults = compiled.defaults
     }
 
     /// The rule of `key`, if it is declared.
@@ -59,9 +60,10 @@ final class DeclaredSchema: Sendable {
     /// breaks the key's declaration; the first time, a warning is logged soon after.
     func noteInvalid(_ value: PropertyListValue, forKey key: String, path: String?) {
         let entry = ReportedValue(key: key, value: value, path: path)
-        let isNew = reported.withLock { set -> Bool in
-            guard set.count < Self.reportLimit else { return false }
-            return set.insert(entry).inserted
+        let isNew = reported.withLock { list -> Bool in
+            guard list.count < Self.reportLimit, !list.contains(entry) else { return false }
+            list.append(entry)
+            return true
         }
         guard isNew, let violation = schema.violation(setting: value, forKey: key) else { return }
         let logger = logger, domain = domain
@@ -82,7 +84,47 @@ final class DeclaredSchema: Sendable {
 
     /// Whether a bad value of `key` has been reported (for tests).
     func hasReported(key: String) -> Bool {
-        reported.withLock { set in set.contains { $0.key == key } }
+        reported.withLock { list in list.contains { $0.key == key } }
+    }
+}
+
+/// A schema's rules and defaults, built once per parse and shared by every store of the
+/// process that uses that parse: building a rule object and copying a default for each of
+/// hundreds of keys was a large share of opening a store of a declared domain.
+final class CompiledRules: Sendable {
+    let schema: PreferenceSchema
+    let rules: [String: KeyRule]
+    let defaults: [String: PropertyListValue]
+
+    private init(_ schema: PreferenceSchema) {
+        self.schema = schema
+        var rules: [String: KeyRule] = [:]
+        var defaults: [String: PropertyListValue] = [:]
+        rules.reserveCapacity(schema.keys.count)
+        defaults.reserveCapacity(schema.keys.count)
+        for (name, key) in schema.keys {
+            rules[name] = KeyRule(key)
+            if let value = key.defaultValue { defaults[name] = value }
+        }
+        self.rules = rules
+        self.defaults = defaults
+    }
+
+    /// The most schemas kept; past it the table starts again (a process uses a few).
+    private static let limit = 64
+    private static let compiled = ThreadLock([String: CompiledRules](), rank: .leaf)
+
+    /// The rules of `schema`: those built for an equal schema from the same path if there
+    /// are any, else new ones. A schema reused from the lookup's cache shares its tables
+    /// with the one compiled, so the comparison is a check of identity, not of every key.
+    static func of(_ schema: PreferenceSchema) -> CompiledRules {
+        if let known = compiled.withLock({ $0[schema.path] }), known.schema == schema { return known }
+        let made = CompiledRules(schema)
+        compiled.withLock { table in
+            if table.count >= limit { table.removeAll() }
+            table[schema.path] = made
+        }
+        return made
     }
 }
 

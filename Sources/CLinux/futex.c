@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "CSharedMemory.h"
+#include "CLinux.h"
 
 #include <errno.h>
 #include <linux/futex.h>

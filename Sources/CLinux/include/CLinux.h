@@ -1,13 +1,23 @@
-// Atomics and futexes on words shared between processes through a file mapping.
+// The Linux calls Swift cannot reach through Glibc's module: atomics and futexes on words
+// shared between processes through a file mapping, and the file system's magic number.
 //
 // Swift's `Atomic` lives in a stored property; these words live in a MAP_SHARED page that
 // other processes write, so they are reached through raw pointers. glibc wraps neither
 // `futex(2)` nor `futex_waitv(2)`, and `syscall` is variadic, which Swift does not import.
 // The Preferences module calls these only from Platform/SystemCalls.swift.
-#ifndef C_SHARED_MEMORY_H
-#define C_SHARED_MEMORY_H
+#ifndef C_LINUX_H
+#define C_LINUX_H
 
 #include <stdint.h>
+#include <sys/vfs.h>
+
+/// The `f_type` of the file system holding `path` (`statfs(2)`, whose header Glibc's module
+/// leaves out), or -1 with errno set.
+static inline int64_t file_system_magic(const char *path) {
+    struct statfs status;
+    if (statfs(path, &status) != 0) return -1;
+    return (int64_t)status.f_type;
+}
 
 /// Loads a shared 32-bit word (sequentially consistent).
 static inline uint32_t shared_memory_load(const uint32_t *word) {
