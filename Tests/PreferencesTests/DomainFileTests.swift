@@ -328,13 +328,21 @@ struct DomainFileTests {
         let others = [
             ".com.example.plist.tmp-1.x.plist.tmp-5-0", ".org.example.plist.tmp-1-1", ".com.example.plist.tmp-",
         ]
+        // Orphans beside the file (where writers without a usable staging directory, and
+        // earlier versions, make them) and in the staging directory.
+        try FileManager.default.createDirectory(atPath: fixture.file.stagingDirectory, withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
         for name in orphans + others {
             try Data("partial".utf8).write(to: URL(fileURLWithPath: fixture.file.directory + "/" + name))
+        }
+        for name in orphans + [".org.example.plist.tmp-1-1"] {
+            try Data("partial".utf8).write(to: URL(fileURLWithPath: fixture.file.stagingDirectory + "/" + name))
         }
 
         _ = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["b"] = 2 }
 
-        #expect(fixture.entries == (others + [".com.example.plist.history", ".com.example.plist.lock", "com.example.plist"]).sorted())
+        let staged = DomainFile.stagingDirectoryName + "/.org.example.plist.tmp-1-1"
+        #expect(fixture.entries == (others + [staged, ".com.example.plist.history", ".com.example.plist.lock", "com.example.plist"]).sorted())
         #expect(try fixture.file.read(policy: FilePolicy())?.values == ["a": 1, "b": 2])
     }
 

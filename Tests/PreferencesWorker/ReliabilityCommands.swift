@@ -106,9 +106,11 @@ func countingStore(_ domain: String) -> PreferenceStore {
     }
 }
 
-/// The names of the domain's temporary files in DIRECTORY.
+/// The names of the domain's temporary files in DIRECTORY and its staging directory.
 func temporaryFiles(_ directory: String) -> [String] {
-    ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.contains(".tmp-") }
+    [directory, directory + "/.swift-preferences-staging"].flatMap { folder in
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.contains(".tmp-") }
+    }
 }
 
 /// `enospc DOMAIN DIRECTORY`: run with PREFERENCES_HOME=DIRECTORY on a small tmpfs. Writes

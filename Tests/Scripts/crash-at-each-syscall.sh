@@ -42,7 +42,10 @@ def generation(home):
     return state["generation"]
 
 def temporaries(home):
-    return [n for n in os.listdir(home) if ".tmp-" in n]
+    # Beside the domain files and in the staging directory, where writers make them.
+    staging = os.path.join(home, ".swift-preferences-staging")
+    names = os.listdir(home) + (os.listdir(staging) if os.path.isdir(staging) else [])
+    return [n for n in names if ".tmp-" in n]
 
 def flush_calls(log):
     """The main thread's calls between the markers: (name, per-thread occurrence)."""

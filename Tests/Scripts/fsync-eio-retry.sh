@@ -41,7 +41,10 @@ for _, path, _ in temp_opens:
     if os.path.exists(path): problems.append("temporary file %s is still there" % path)
 with open(os.path.join(home, "com.example.eio.plist"), "rb") as f:
     if plistlib.load(f) != {"retried": "value"}: problems.append("the retry did not write the key")
-leftover = [n for n in os.listdir(home) if ".plist.tmp-" in n]
+staging = os.path.join(home, ".swift-preferences-staging")
+leftover = [n for n in os.listdir(home) + (os.listdir(staging) if os.path.isdir(staging) else []) if ".plist.tmp-" in n]
+# Writers make their temporary files in the staging directory, out of the watched one.
+if not any(os.path.dirname(path) == staging for _, path, _ in temp_opens): problems.append("no temporary file was made in the staging directory")
 if leftover: problems.append("temporary files left: %s" % leftover)
 for line in lines:
     if "fsync" in line or ".tmp-" in line: print("  " + line)

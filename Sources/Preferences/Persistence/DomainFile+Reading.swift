@@ -51,7 +51,7 @@ extension DomainFile {
         do {
             descriptor = try Errno.typed {
                 try FileDescriptor.open(
-                    FilePath(path), .readOnly, options: [.noFollow, .closeOnExec, .nonBlocking])
+                    systemPath, .readOnly, options: [.noFollow, .closeOnExec, .nonBlocking])
             }
         } catch {
             switch error {

@@ -56,7 +56,7 @@ extension DomainFile {
             if keepingCorruptFileAside { asidePath = try keepCorruptFileAside() }
             beforeRename()
             do {
-                try SystemCalls.rename(temporaryPath, to: FilePath(path))
+                try SystemCalls.rename(temporaryPath, to: systemPath)
             } catch {
                 throw PreferencesError(
                     .io, path: path, errno: error.rawValue,
@@ -95,7 +95,7 @@ extension DomainFile {
     func remove(keepingCorruptFileAside: Bool) throws(PreferencesError) {
         let asidePath = keepingCorruptFileAside ? try keepCorruptFileAside() : nil
         do {
-            try SystemCalls.unlink(FilePath(path))
+            try SystemCalls.unlink(systemPath)
         } catch {
             if let asidePath { try? SystemCalls.unlink(asidePath) }
             // Already gone is what was wanted (only a writer ignoring the lock can do that).
@@ -105,15 +105,17 @@ extension DomainFile {
         }
     }
 
-    /// Creates a new, empty temporary file `.<fileName>.tmp-<pid>-<n>`, mode 0600.
+    /// Creates a new, empty temporary file `.<fileName>.tmp-<pid>-<n>`, mode 0600, in the
+    /// staging directory if it can be used, else beside the domain file.
     ///
     /// `O_EXCL` and `O_NOFOLLOW` make the file certainly new and ours: a name that is
     /// taken, even by a link, is skipped rather than reused.
     private func createTemporaryFile() throws(PreferencesError) -> (FilePath, FileDescriptor) {
         let processID = SystemCalls.processID()
+        let folder = usableStagingDirectory() ?? directory
         for _ in 0..<Self.maximumNameAttempts {
             let number = Self.temporaryFileCounter.wrappingAdd(1, ordering: .relaxed).oldValue
-            let candidate = FilePath(siblingPath("\(temporaryFilePrefix)\(processID)-\(number)"))
+            let candidate = FilePath(folder + "/\(temporaryFilePrefix)\(processID)-\(number)")
             do {
                 let descriptor = try Errno.typed {
                     try FileDescriptor.open(
@@ -133,6 +135,29 @@ extension DomainFile {
         throw PreferencesError(
             .io, path: directory, errno: Errno.fileExists.rawValue,
             "no free temporary file name was found for \(fileName); the old file is unchanged")
+    }
+
+    /// The staging directory (``DomainFile/stagingDirectory``), made if missing, when it is
+    /// safe to write in: a real directory (not a link), this user's, writable by nobody else.
+    /// Nil otherwise (another user's, say, after a `sudo defaults write`): the temporary file
+    /// then goes beside the domain file, as before there was a staging directory, which
+    /// costs the watchers wake-ups but never the write.
+    func usableStagingDirectory() -> String? {
+        let staging = stagingDirectory
+        var status = try? FilePath(staging).stat(followTargetSymlink: false)
+        if status == nil {
+            // Made by whichever writer comes first; one that loses the race finds it made.
+            do {
+                try SystemCalls.mkdir(FilePath(staging), .ownerReadWriteExecute)
+            } catch {
+                guard error == .fileExists else { return nil }
+            }
+            status = try? FilePath(staging).stat(followTargetSymlink: false)
+        }
+        guard let status, status.type == .directory, status.userID.rawValue == SystemCalls.effectiveUserID(),
+            status.permissions.isDisjoint(with: [.groupWrite, .otherWrite])
+        else { return nil }
+        return staging
     }
 
     /// Makes the mode exactly 0600, writes every byte and syncs the temporary file.
@@ -194,7 +219,7 @@ extension DomainFile {
         for attempt in 1...Self.maximumNameAttempts {
             let candidate = FilePath(siblingPath(attempt == 1 ? base : "\(base)-\(attempt)"))
             do {
-                try SystemCalls.link(FilePath(path), as: candidate)
+                try SystemCalls.link(systemPath, as: candidate)
                 return candidate
             } catch {
                 if error == .fileExists { continue }

@@ -214,15 +214,19 @@ extension DomainFile {
     /// Failures are ignored: an orphan that cannot be removed costs only space, and the
     /// next update tries again.
     private func removeOrphanedTemporaryFiles() {
-        guard let names = try? SystemCalls.directoryEntries(FilePath(directory)) else { return }
-        let prefix = temporaryFilePrefix
-        for name in names where name.hasPrefix(prefix) {
-            let suffix = name.utf8.dropFirst(prefix.utf8.count)
-            let parts = suffix.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
-            let isOurs =
-                parts.count == 2
-                && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }
-            if isOurs { try? SystemCalls.unlink(FilePath(siblingPath(name))) }
+        // Both places a writer may have used: the staging directory, and beside the file
+        // (where it cannot use that directory, and where earlier versions wrote).
+        for folder in [stagingDirectory, directory] {
+            guard let names = try? SystemCalls.directoryEntries(FilePath(folder)) else { continue }
+            let prefix = temporaryFilePrefix
+            for name in names where name.hasPrefix(prefix) {
+                let suffix = name.utf8.dropFirst(prefix.utf8.count)
+                let parts = suffix.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+                let isOurs =
+                    parts.count == 2
+                    && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }
+                if isOurs { try? SystemCalls.unlink(FilePath(folder + "/" + name)) }
+            }
         }
     }
 

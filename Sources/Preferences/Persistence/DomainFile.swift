@@ -7,8 +7,9 @@ import SystemPackage
 /// writers take the domain's hidden lock file, re-read, change, and replace the file by
 /// atomic rename, so readers only ever see a whole old file or a whole new one and
 /// concurrent writers in any process never lose each other's changes. The hidden files
-/// beside it, `.<fileName>.lock` and `.<fileName>.tmp-<pid>-<n>`, start with a dot so they
-/// are never taken for domains.
+/// beside it, `.<fileName>.lock` and `.<fileName>.tmp-<pid>-<n>` (written in the hidden
+/// staging directory, or beside the file where that cannot be used), start with a dot so
+/// they are never taken for domains.
 struct DomainFile: Sendable, Hashable {
     /// The absolute directory the file is in, without a trailing slash (except for `/`).
     let directory: String
@@ -30,10 +31,19 @@ struct DomainFile: Sendable, Hashable {
         while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         self.directory = String(trimmed)
         self.fileName = fileName
+        path = directory == "/" ? "/" + fileName : self.directory + "/" + fileName
+        systemPath = FilePath(path)
     }
 
     /// The file's absolute path: the directory, a slash, and the file name.
-    var path: String { siblingPath(fileName) }
+    ///
+    /// Stored, with ``systemPath``: every change another process makes is checked with an
+    /// `lstat` and read with an `open` of this path, and building the string and the
+    /// `FilePath` again each time was a tenth of a watching process's work per change.
+    let path: String
+
+    /// ``path`` as the `FilePath` the system calls take.
+    let systemPath: FilePath
 
     /// The hidden lock file that serialises this domain's writers: `.<fileName>.lock`.
     ///
@@ -44,13 +54,24 @@ struct DomainFile: Sendable, Hashable {
     /// The start of this domain's temporary file names: `.<fileName>.tmp-`.
     var temporaryFilePrefix: String { ".\(fileName).tmp-" }
 
+    /// The name of the directory, beside the domain files, that new versions are written in
+    /// before their rename (see ``stagingDirectory``).
+    static let stagingDirectoryName = ".swift-preferences-staging"
+
+    /// Where new versions of the domain files of this directory are written before their
+    /// rename: a subdirectory, so that creating, filling, syncing and closing the temporary
+    /// file raise no events in the directory every watching process watches (inotify does
+    /// not look into subdirectories). Only the rename is seen there: one wake-up of each
+    /// watcher per commit instead of four. Same file system, so the rename stays atomic.
+    var stagingDirectory: String { siblingPath(Self.stagingDirectoryName) }
+
     /// The file's identity for cheap change detection (`lstat`); nil if it is missing.
     ///
     /// The link itself is examined, never its target, as reads never follow links. Any
     /// failure to examine the path (missing, or a directory on the way that cannot be
     /// searched) also gives nil: the caller's next read reports the real reason.
     func identity() -> FileIdentity? {
-        guard let status = try? FilePath(path).stat(followTargetSymlink: false) else { return nil }
+        guard let status = try? systemPath.stat(followTargetSymlink: false) else { return nil }
         return FileIdentity(status)
     }
 

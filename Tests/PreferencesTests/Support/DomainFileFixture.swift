@@ -27,9 +27,13 @@ struct DomainFileFixture: ~Copyable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// The names in the domain file's directory, sorted; empty if it does not exist.
+    /// The names in the domain file's directory, sorted; empty if it does not exist. The
+    /// staging directory's own name is left out (it stays once made), and anything in it is
+    /// listed as `.swift-preferences-staging/<name>`, so a temporary file left there shows.
     var entries: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: file.directory)) ?? []).sorted()
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: file.directory)) ?? []
+        let staged = (try? FileManager.default.contentsOfDirectory(atPath: file.stagingDirectory)) ?? []
+        return (names.filter { $0 != DomainFile.stagingDirectoryName } + staged.map { DomainFile.stagingDirectoryName + "/" + $0 }).sorted()
     }
 
     /// Writes bytes to the domain file's path as a new regular file with the given mode.

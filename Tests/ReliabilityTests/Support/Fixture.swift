@@ -51,9 +51,12 @@ final class ReliabilityFixture {
         return try BinaryPropertyListDecoder().decode(data).dictionaryValue
     }
 
-    /// Names in the directory that are temporary files.
+    /// Names of temporary files in the directory and in its staging directory, where
+    /// writers make them.
     var temporaryFiles: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: home)) ?? []).filter { $0.contains(".tmp-") }
+        [home, home + "/.swift-preferences-staging"].flatMap { directory in
+            ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.contains(".tmp-") }
+        }
     }
 
     /// Starts a worker with its standard output on a pipe.

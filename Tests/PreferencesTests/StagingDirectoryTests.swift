@@ -1,0 +1,73 @@
+import Foundation
+@testable import Preferences
+import SystemPackage
+import Testing
+
+/// New versions are written in a staging directory beside the domain files, so the directory
+/// every process watches sees one event per commit: the rename.
+@Suite("Staging directory")
+struct StagingDirectoryTests {
+    /// The names and events the domain file's directory reports while `body` runs.
+    private func events(in directory: String, during body: () throws -> Void) throws -> [(name: String, events: SystemCalls.WatchEvents)] {
+        let inotify = try SystemCalls.makeInotifyInstance()
+        defer { try? inotify.close() }
+        _ = try SystemCalls.addWatch(FilePath(directory), for: WatchLoop.directoryEvents, to: inotify)
+        try body()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
+        defer { buffer.deallocate() }
+        return try SystemCalls.readWatchEvents(from: inotify, into: buffer).map { ($0.name ?? "", $0.events) }
+    }
+
+    @Test("a commit raises exactly one event in the watched directory: the rename of the new file")
+    func oneEventPerCommit() throws {
+        let fixture = try DomainFileFixture()
+        try fixture.plant(["a": 1])
+        // The first update makes the staging and history directories; the next ones are
+        // what every later commit looks like.
+        _ = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["b"] = 2 }
+        for round in 0..<3 {
+            let seen = try events(in: fixture.file.directory) {
+                _ = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["round"] = .integer(.init(round)) }
+            }
+            #expect(seen.count == 1, "events: \(seen)")
+            #expect(seen.first?.name == "com.example.plist")
+            #expect(seen.first.map { $0.events.contains(.movedIn) } == true)
+        }
+        #expect(fixture.entries.allSatisfy { !$0.contains(".tmp-") })
+    }
+
+    @Test("a staging directory that is a link, or writable by others, is not used; the write still succeeds", arguments: ["link", "group-writable"])
+    func unusableStagingDirectory(kind: String) throws {
+        let fixture = try DomainFileFixture()
+        try fixture.plant(["a": 1])
+        let elsewhere = fixture.directory + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: false)
+        if kind == "link" {
+            try FileManager.default.createSymbolicLink(atPath: fixture.file.stagingDirectory, withDestinationPath: elsewhere)
+        } else {
+            try FileManager.default.createDirectory(atPath: fixture.file.stagingDirectory, withIntermediateDirectories: false)
+            #expect(chmod(fixture.file.stagingDirectory, 0o770) == 0)
+        }
+        #expect(fixture.file.usableStagingDirectory() == nil)
+
+        _ = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["b"] = 2 }
+
+        #expect(try fixture.file.read(policy: FilePolicy())?.values == ["a": 1, "b": 2])
+        // Nothing was written through the link or into the loose directory.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
+        if kind != "link" {
+            #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.file.stagingDirectory).isEmpty)
+        }
+        #expect(fixture.entries.allSatisfy { !$0.contains(".tmp-") })
+    }
+
+    @Test("the staging directory is made with mode 0700 by the first write")
+    func madePrivate() throws {
+        let fixture = try DomainFileFixture()
+        _ = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["a"] = 1 }
+        let status = try FilePath(fixture.file.stagingDirectory).stat(followTargetSymlink: false)
+        #expect(status.type == .directory)
+        #expect(status.permissions == .ownerReadWriteExecute)
+        #expect(fixture.file.usableStagingDirectory() == fixture.file.stagingDirectory)
+    }
+}
