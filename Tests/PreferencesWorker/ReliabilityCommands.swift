@@ -106,10 +106,12 @@ func countingStore(_ domain: String) -> PreferenceStore {
     }
 }
 
-/// The names of the domain's temporary files in DIRECTORY and its staging directory.
-func temporaryFiles(_ directory: String) -> [String] {
+/// The names of DOMAIN's temporary files in DIRECTORY and its staging directory. Only the
+/// domain file's own: the process's watcher thread may be making a commit counter (another
+/// domain's too) under a temporary name of its own at the moment the directory is listed.
+func temporaryFiles(_ directory: String, domain: String) -> [String] {
     [directory, directory + "/.swift-preferences-staging"].flatMap { folder in
-        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.contains(".tmp-") }
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasPrefix(".\(domain).plist.tmp-") }
     }
 }
 
@@ -147,7 +149,7 @@ func enospc(_ arguments: [String]) {
         }
     }
     say("identical \(FileManager.default.contents(atPath: path) == before)")
-    say("temporaries \(temporaryFiles(directory).count)")
+    say("temporaries \(temporaryFiles(directory, domain: domain).count)")
     say("pending \(preferences.data(forKey: "big")?.count ?? 0)")
     close(descriptor)
     unlink(filler)
@@ -159,7 +161,7 @@ func enospc(_ arguments: [String]) {
     }
     let onDisk = FileManager.default.contents(atPath: path).flatMap { try? BinaryPropertyListDecoder().decode($0).dictionaryValue }
     say("keys \(onDisk?.count ?? 0) big \(onDisk?["big"].flatMap { if case .data(let d) = $0 { d.count } else { nil } } ?? 0)")
-    say("temporaries \(temporaryFiles(directory).count)")
+    say("temporaries \(temporaryFiles(directory, domain: domain).count)")
     say("warnings \(CountingLogHandler.count.load(ordering: .relaxed))")
 }
 
@@ -183,7 +185,7 @@ func readOnly(_ arguments: [String]) {
     }
     for (outcome, count) in failures.sorted(by: { $0.key < $1.key }) { say("outcome \(outcome): \(count)") }
     say("still reads \(preferences.integer(forKey: "new")) and \(preferences.string(forKey: "existing") ?? "(nil)")")
-    say("temporaries \(temporaryFiles(arguments[1]).count)")
+    say("temporaries \(temporaryFiles(arguments[1], domain: arguments[0]).count)")
     say("warnings \(CountingLogHandler.count.load(ordering: .relaxed))")
 }
 

@@ -17,8 +17,9 @@ import SystemPackage
 /// exactly the right size and magic; anything else is refused and the domain relies on the
 /// watcher alone.
 final class CommitCounter: @unchecked Sendable {
-    // Safety: the pointers reach a mapping that is never unmapped and a private word that is
-    // never freed (counters live as long as the process); every access is atomic.
+    // Safety: the pointers reach a mapping whose address is never unmapped (its pages may be
+    // swapped for another file's in one step, see ``follow(policy:)``) and a private word
+    // that is never freed (counters live as long as the process); every access is atomic.
 
     /// The layout of the file.
     enum Layout {
@@ -34,17 +35,26 @@ final class CommitCounter: @unchecked Sendable {
         static let size = 64
     }
 
-    /// The file's path, for messages.
+    /// The file's path.
     let path: String
+    /// The directory the file is in.
+    let directory: String
     /// The shared counter.
     let word: UnsafeMutablePointer<UInt32>
     /// The shared count of sleepers.
     let waiters: UnsafeMutablePointer<UInt32>
     /// The counter's value when this process's copy of the file was last known current.
     let seen: UnsafeMutablePointer<UInt32>
+    /// Where the file is mapped, for the life of the process.
+    private let mapping: UnsafeMutableRawPointer
+    /// The file mapped there (device and inode), or nil once it was let go.
+    private let mapped: ThreadLock<(device: UInt64, inode: UInt64)?>
 
-    private init(path: String, mapping: UnsafeMutableRawPointer) {
+    private init(path: String, directory: String, mapping: UnsafeMutableRawPointer, file: (device: UInt64, inode: UInt64)) {
         self.path = path
+        self.directory = directory
+        self.mapping = mapping
+        mapped = ThreadLock(file, rank: .leaf)
         word = (mapping + Layout.counterOffset).assumingMemoryBound(to: UInt32.self)
         waiters = (mapping + Layout.waitersOffset).assumingMemoryBound(to: UInt32.self)
         seen = .allocate(capacity: 1)
@@ -81,10 +91,57 @@ final class CommitCounter: @unchecked Sendable {
     /// Opens (creating it if needed) and maps the counter at `path` in `directory`, checking
     /// both as domain files are checked.
     static func open(path: String, directory: String, policy: FilePolicy) throws(PreferencesError) -> CommitCounter {
-        try checkDirectory(directory, policy: policy)
-        let descriptor = try openOrCreate(path: path, directory: directory)
+        let (descriptor, file) = try openChecked(path: path, directory: directory, policy: policy)
         // The mapping outlives the descriptor.
         defer { try? descriptor.close() }
+        do {
+            let mapping = try SystemCalls.mapShared(descriptor, length: Layout.size)
+            return CommitCounter(path: path, directory: directory, mapping: mapping, file: file)
+        } catch {
+            throw PreferencesError(.io, path: path, errno: error.rawValue, "the commit counter could not be mapped: \(error)")
+        }
+    }
+
+    /// Keeps the mapping on the file at ``path``, which another process may have removed or
+    /// replaced (a domain directory removed and made again, say): a counter nobody else maps
+    /// any more would miss every other process's commits, and a removed file's mapping keeps
+    /// its directory from being reported gone to the watcher. One `lstat` when nothing
+    /// changed. Otherwise the pages are swapped for the file now at the path, or, when there
+    /// is none or it is refused, for zeroed memory of this process's own until a later call
+    /// finds one; the address stays the same, so stores' pointers stay valid.
+    ///
+    /// The caller holds the domain's file lock.
+    ///
+    /// - Returns: Whether the mapping changed, so sleepers take their words again.
+    func follow(policy: FilePolicy) -> Bool {
+        let current = (try? FilePath(path).stat(followTargetSymlink: false)).map { (device: UInt64($0.deviceID.rawValue), inode: UInt64($0.inode.rawValue)) }
+        let known = mapped.withLock { $0 }
+        if let current, let known, current == known { return false }
+        // A missing directory is waited for, as beside a domain file the first open waits:
+        // the process that makes the directory again makes the counter too.
+        var replacement: (descriptor: FileDescriptor, file: (device: UInt64, inode: UInt64))?
+        if current != nil || SystemCalls.isSearchableDirectory(directory) {
+            replacement = try? Self.openChecked(path: path, directory: directory, policy: policy)
+        }
+        defer { try? replacement?.descriptor.close() }
+        if replacement == nil && known == nil { return false }
+        do {
+            try SystemCalls.remapShared(at: mapping, length: Layout.size, to: replacement?.descriptor)
+        } catch {
+            // The old mapping stays (the kernel changes nothing when mmap fails): tried again
+            // at the next event.
+            return false
+        }
+        mapped.withLock { $0 = replacement?.file }
+        return true
+    }
+
+    /// Opens the counter file (creating it if needed) and checks it.
+    private static func openChecked(
+        path: String, directory: String, policy: FilePolicy
+    ) throws(PreferencesError) -> (descriptor: FileDescriptor, file: (device: UInt64, inode: UInt64)) {
+        try checkDirectory(directory, policy: policy)
+        let descriptor = try openOrCreate(path: path, directory: directory)
         do {
             let status = try Errno.typed { try descriptor.stat() }
             // The domain files' rules, with this file's own size instead of the size limit.
@@ -102,12 +159,14 @@ final class CommitCounter: @unchecked Sendable {
                 throw PreferencesError(
                     .corrupt, path: path, "the commit counter does not start with this library's header; remove it and it is made again")
             }
-            return CommitCounter(path: path, mapping: try SystemCalls.mapShared(descriptor, length: Layout.size))
+            return (descriptor, (UInt64(status.deviceID.rawValue), UInt64(status.inode.rawValue)))
         } catch let error as PreferencesError {
+            try? descriptor.close()
             throw error
         } catch {
+            try? descriptor.close()
             let errno = (error as? Errno) ?? .ioError
-            throw PreferencesError(.io, path: path, errno: errno.rawValue, "the commit counter could not be read or mapped: \(errno)")
+            throw PreferencesError(.io, path: path, errno: errno.rawValue, "the commit counter could not be read: \(errno)")
         }
     }
 

@@ -12,6 +12,8 @@ import Foundation
 struct CommitCounterLocation: Sendable, Equatable {
     /// The directory holding the counter, created (0700) if missing.
     let directory: String
+    /// The counter's file name in ``directory``.
+    let name: String
     /// The counter's path.
     let path: String
 
@@ -21,11 +23,13 @@ struct CommitCounterLocation: Sendable, Equatable {
             let base = runtimeDirectory.hasSuffix("/") ? String(runtimeDirectory.dropLast()) : runtimeDirectory
             directory = base + "/swift-preferences"
             // Long enough to tell domains apart, short enough to leave room for the hash.
-            let name = String(decoding: file.fileName.utf8.prefix(180), as: UTF8.self)
-            path = directory + "/" + name + "-" + Self.hexDigits(Self.hash(file.path))
+            let prefix = String(decoding: file.fileName.utf8.prefix(180), as: UTF8.self)
+            name = prefix + "-" + Self.hexDigits(Self.hash(file.path))
+            path = directory + "/" + name
         } else {
             directory = file.directory
-            path = file.siblingPath(".\(file.fileName).commits")
+            name = ".\(file.fileName).commits"
+            path = file.siblingPath(name)
         }
     }
 

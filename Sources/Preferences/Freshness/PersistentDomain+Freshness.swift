@@ -25,9 +25,17 @@ extension PersistentDomain {
         fileAccess.withLock { _ in openCommitCounterWhileLocked() }
     }
 
-    /// ``openCommitCounterIfNeeded()`` for a caller that holds the file lock.
+    /// ``openCommitCounterIfNeeded()`` for a caller that holds the file lock; an open counter
+    /// is kept on the file now at its path (``CommitCounter/follow(policy:)``).
     func openCommitCounterWhileLocked() {
-        guard isWritable, commits.withLock({ $0.counter == nil && $0.refusal == nil }) else { return }
+        guard isWritable else { return }
+        let (open, refused) = commits.withLock { ($0.counter, $0.refusal != nil) }
+        if let open {
+            // The sleeping thread waits on the words by file: it takes them again.
+            if open.follow(policy: policy) { CommitWaiter.counterOpened() }
+            return
+        }
+        guard !refused else { return }
         let location = CommitCounterLocation(for: file, runtimeDirectory: runtimeDirectory)
         if location.directory == file.directory && !SystemCalls.isSearchableDirectory(file.directory) { return }
         let opened: Result<CommitCounter, PreferencesError>

@@ -20,17 +20,33 @@ struct DomainRefresher {
         // Strong: a PersistentDomain lives as long as the process (the table keeps it), and a
         // weak reference would give it a side table, which slows every retain and release of
         // it on the set path.
-        let registration = DirectoryWatcher.shared.watch(directory: domain.file.directory, fileName: domain.file.fileName) {
-            [domain] in domain.refresher.refreshFromDisk()
-        }
-        let redundant = domain.state.withLock { state -> DirectoryWatcher.Registration? in
-            if state.watch == nil {
-                state.watch = registration
-                return nil
+        var registrations = [
+            DirectoryWatcher.shared.watch(directory: domain.file.directory, fileName: domain.file.fileName) {
+                [domain] in domain.refresher.refreshFromDisk()
             }
-            return registration
+        ]
+        // A commit counter beside the file (no runtime directory) is mapped, and a mapped
+        // file keeps its directory alive in the kernel: removed with the directory, it holds
+        // back the directory's own removal event, so the watch would never learn that the
+        // directory is gone and never watch the new one. Its removal is heard here instead,
+        // and the refresh lets the mapping go (``PersistentDomain/openCommitCounterWhileLocked()``).
+        if domain.isWritable {
+            let counter = CommitCounterLocation(for: domain.file, runtimeDirectory: domain.runtimeDirectory)
+            if counter.directory == domain.file.directory {
+                registrations.append(
+                    DirectoryWatcher.shared.watch(directory: domain.file.directory, fileName: counter.name) {
+                        [domain] in domain.refresher.refreshFromDisk()
+                    })
+            }
         }
-        redundant?.cancel()
+        let redundant = domain.state.withLock { state -> [DirectoryWatcher.Registration] in
+            if state.watch == nil {
+                state.watch = registrations
+                return []
+            }
+            return registrations
+        }
+        for registration in redundant { registration.cancel() }
     }
 
     /// Called by the watcher: re-reads the file if it is not the one this process last read

@@ -23,8 +23,9 @@ struct DomainState {
     var pending: [String: PropertyListValue?] = [:]
     /// The stores whose search lists include this file.
     var subscribers: [ObjectIdentifier: WeakStore] = [:]
-    /// Keeps the directory watch on this file alive.
-    var watch: DirectoryWatcher.Registration?
+    /// Keeps the directory watch on this file alive (and on its commit counter's name, when
+    /// the counter lives beside the file).
+    var watch: [DirectoryWatcher.Registration]?
     /// How many key changes have been published to stores, in all: lets tests check that a
     /// write or a re-read hands back nothing the stores already hold.
     var publishedKeyCount = 0

@@ -607,6 +607,19 @@ extension SystemCalls {
         return address
     }
 
+    /// Replaces the mapping at `address` with `length` bytes of another open file, or with
+    /// zeroed memory of this process's own when `descriptor` is nil (`mmap(MAP_FIXED)`).
+    ///
+    /// The kernel swaps the pages in one step: a thread reading the words meanwhile sees the
+    /// old file or the new one, never a hole, so pointers into the mapping stay valid. The old
+    /// file's mapping is dropped, and with it the hold it had on the file and its directory.
+    static func remapShared(at address: UnsafeMutableRawPointer, length: Int, to descriptor: FileDescriptor?) throws(Errno) {
+        let flags = MAP_SHARED | MAP_FIXED | (descriptor == nil ? MAP_ANONYMOUS : 0)
+        let mapped = Glibc.mmap(address, length, PROT_READ | PROT_WRITE, flags, descriptor?.rawValue ?? -1, 0)
+        guard let mapped, mapped != MAP_FAILED else { throw currentErrno() }
+        precondition(mapped == address, "mmap(MAP_FIXED) moved a mapping")
+    }
+
     /// Loads a word another process may write (sequentially consistent).
     @inline(__always)
     static func loadShared(_ word: UnsafeMutablePointer<UInt32>) -> UInt32 {
