@@ -52,7 +52,11 @@ final class DeclaredSchema: Sendable {
 
     /// The violation setting `value` for `key` would be, or nil.
     func violation(setting value: PropertyListValue, forKey key: String) -> SchemaViolation? {
-        guard let rule = rules[key], let (broken, path) = rule.declaration.firstViolation(of: value) else { return nil }
+        // The rule's precomputed check first: the declaration's own walks every rule through
+        // `PropertyListValue` comparisons, and a set that keeps the rules is the common case.
+        guard let rule = rules[key], !rule.admits(value), let (broken, path) = rule.declaration.firstViolation(of: value) else {
+            return nil
+        }
         return SchemaViolation(key: key, value: value, rule: broken, elementPath: path, schemaPath: schema.path)
     }
 
