@@ -106,6 +106,28 @@ struct XMLPropertyListTests {
         #expect(try decode(text) == expected)
     }
 
+    /// Containers are built once their last entry is read, from one pending list shared by
+    /// every level: each must get exactly its own entries, whatever is nested in it.
+    @Test("nested containers keep their own entries; a repeated key keeps its last value")
+    func nestedContainersAndRepeatedKeys() throws {
+        let text = """
+            <dict>
+              <key>a</key><integer>1</integer>
+              <key>inner</key>
+              <dict><key>x</key><array><integer>1</integer><dict/><array><true/></array><integer>2</integer></array>
+                    <key>x</key><string>last</string><key>y</key><dict><key>z</key><false/></dict></dict>
+              <key>list</key><array><dict><key>k</key><integer>3</integer></dict><string>s</string></array>
+              <key>a</key><integer>4</integer>
+              <key>b</key><array/>
+            </dict>
+            """
+        let expected: PropertyListValue = [
+            "a": 4, "inner": ["x": "last", "y": ["z": false]], "list": [["k": 3], "s"], "b": [],
+        ]
+        #expect(try decodeElement(text) == expected)
+        #expect(try decodeElement("<array><array><integer>1</integer></array><integer>2</integer></array>") == [[1], 2])
+    }
+
     @Test("empty-element forms and empty content decode")
     func emptyForms() throws {
         #expect(try decodeElement("<string/>") == "")

@@ -46,6 +46,13 @@ struct XMLPropertyListParser {
     private var valueCount = 0
     /// The character data of the element being read, entities replaced; reused.
     private var text: [UInt8] = []
+    /// The entries of the dictionaries being parsed, innermost last: each container is built
+    /// at its exact size once its last entry is read. Growing a dictionary entry by entry
+    /// rehashed it at every doubling (three times for a five-entry one), which was a third
+    /// of decoding a document made of many small dictionaries, such as a schema.
+    private var pendingEntries: [(key: String, value: PropertyListValue)] = []
+    /// The elements of the arrays being parsed, innermost last, for the same reason.
+    private var pendingElements: [PropertyListValue] = []
 
     init(bytes: UnsafeRawBufferPointer, limits: PropertyListLimits) {
         self.bytes = bytes
@@ -272,10 +279,16 @@ struct XMLPropertyListParser {
 
     private mutating func parseDictionary(_ tag: Tag, depth: Int) throws(PropertyListError) -> PropertyListValue {
         try enterContainer(tag, depth: depth)
-        var entries: [String: PropertyListValue] = [:]
-        if tag.isEmpty { return .dictionary(entries) }
+        if tag.isEmpty { return .dictionary([:]) }
+        let first = pendingEntries.count
+        // Left as it was found whether the dictionary ends or fails: an enclosing
+        // container's entries stay below `first`.
+        defer { pendingEntries.removeSubrange(first...) }
         while true {
             guard case .start(let keyTag) = try nextMarkup(in: tag) else {
+                var entries = [String: PropertyListValue](minimumCapacity: pendingEntries.count - first)
+                // A repeated key keeps its last value, as Apple's parsers do.
+                for (key, value) in pendingEntries[first...] { entries[key] = value }
                 return .dictionary(entries)
             }
             guard keyTag.kind == .key else {
@@ -289,19 +302,21 @@ struct XMLPropertyListParser {
             guard valueTag.kind != .key else {
                 throw error(.syntax, at: valueTag.offset, "key \(Self.quoted(key)) is followed by another <key> instead of its value")
             }
-            // A repeated key keeps its last value, as Apple's parsers do.
-            entries[key] = try parseValue(valueTag, depth: depth + 1)
+            let value = try parseValue(valueTag, depth: depth + 1)
+            pendingEntries.append((key, value))
         }
     }
 
     private mutating func parseArray(_ tag: Tag, depth: Int) throws(PropertyListError) -> PropertyListValue {
         try enterContainer(tag, depth: depth)
-        var elements: [PropertyListValue] = []
-        if tag.isEmpty { return .array(elements) }
+        if tag.isEmpty { return .array([]) }
+        let first = pendingElements.count
+        defer { pendingElements.removeSubrange(first...) }
         while case .start(let element) = try nextMarkup(in: tag) {
-            elements.append(try parseValue(element, depth: depth + 1))
+            let value = try parseValue(element, depth: depth + 1)
+            pendingElements.append(value)
         }
-        return .array(elements)
+        return .array(Array(pendingElements[first...]))
     }
 
     /// Applies a scalar reader to `text`, placing its failure in the document.
