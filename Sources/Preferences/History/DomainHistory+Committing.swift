@@ -132,16 +132,17 @@ extension DomainHistory {
             return Commit(sequence: recordedSequence + 1, filePath: filePath, directoryPath: directoryPath)
         }
         let directory: FileDescriptor
+        let status: Stat
         do throws(PreferencesError) {
             // Created only when there is a file to keep: a domain's first write leaves none.
-            guard let opened = try openDirectory(policy: policy, creating: current != nil) else {
+            guard let opened = try openDirectoryWithStatus(policy: policy, creating: current != nil) else {
                 return Commit(sequence: recordedSequence + 1, filePath: filePath, directoryPath: directoryPath)
             }
-            directory = opened
+            (directory, status) = opened
         } catch {
             return Commit(sequence: recordedSequence + 1, problem: error, filePath: filePath, directoryPath: directoryPath)
         }
-        let generations = listing(of: directory, replacing: recordedSequence)
+        let generations = listing(of: directory, status: status, replacing: recordedSequence)
         let highest = generations.keys.max() ?? 0
         guard let current else {
             return Commit(
@@ -204,10 +205,10 @@ extension DomainHistory {
 
     /// The generations in the open directory and their sizes: remembered, if still true (see
     /// ``Listing``), else listed and examined.
-    private func listing(of directory: FileDescriptor, replacing recordedSequence: UInt64) -> [UInt64: Int64] {
+    private func listing(of directory: FileDescriptor, status: Stat, replacing recordedSequence: UInt64) -> [UInt64: Int64] {
         let path = directoryPath
         if recordedSequence > 0, let remembered = Self.listings.withLock({ $0[path] }), remembered.sequence == recordedSequence,
-            let status = try? directory.stat(), FileIdentity(status) == remembered.directory
+            FileIdentity(status) == remembered.directory
         {
             return remembered.generations
         }

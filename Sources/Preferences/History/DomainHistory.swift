@@ -56,6 +56,12 @@ struct DomainHistory: Sendable {
     /// - Throws: ``PreferencesError`` naming the directory: `symbolicLink`, `notRegularFile`
     ///   (not a directory), `wrongOwner`, `insecurePermissions` or `io`.
     func openDirectory(policy: FilePolicy, creating: Bool) throws(PreferencesError) -> FileDescriptor? {
+        try openDirectoryWithStatus(policy: policy, creating: creating)?.descriptor
+    }
+
+    /// ``openDirectory(policy:creating:)``, with the status it was checked with: a commit
+    /// compares it with the status it remembers, with no second `fstat`.
+    func openDirectoryWithStatus(policy: FilePolicy, creating: Bool) throws(PreferencesError) -> (descriptor: FileDescriptor, status: Stat)? {
         let path = directoryPath
         let descriptor: FileDescriptor
         do {
@@ -73,7 +79,7 @@ struct DomainHistory: Sendable {
                         throw PreferencesError(.io, path: path, errno: error.rawValue, "the history directory could not be created: \(error)")
                     }
                 }
-                return try openDirectory(policy: policy, creating: false)
+                return try openDirectoryWithStatus(policy: policy, creating: false)
             case .tooManySymbolicLinkLevels:
                 throw PreferencesError(
                     .symbolicLink, path: path, errno: error.rawValue,
@@ -86,8 +92,8 @@ struct DomainHistory: Sendable {
                 throw PreferencesError(.io, path: path, errno: error.rawValue, "the history directory could not be opened: \(error)")
             }
         }
+        let status: Stat
         do throws(PreferencesError) {
-            let status: Stat
             do {
                 status = try descriptor.stat()
             } catch {
@@ -98,7 +104,7 @@ struct DomainHistory: Sendable {
             try? descriptor.close()
             throw error
         }
-        return descriptor
+        return (descriptor, status)
     }
 
     /// `open(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)`.
