@@ -193,16 +193,36 @@ extension DomainFile {
                 "the preferences directory does not exist and this store is configured not to create it")
         }
         var prefix = FilePath("/")
+        var created: [FilePath] = []
         for component in FilePath(directory).components {
             prefix.append(component)
             do {
                 try SystemCalls.mkdir(prefix, .ownerReadWriteExecute)
+                created.append(prefix)
             } catch {
                 // Existing parents are expected; one that is not a directory makes the next
                 // mkdir (or the lock file's open) fail with ENOTDIR.
                 if error == .fileExists { continue }
                 throw PreferencesError(
                     .io, path: prefix.string, errno: error.rawValue, "the preferences directory could not be created: \(error)")
+            }
+        }
+        // A new directory's name is durable only once the directory holding it is synced:
+        // without this a power cut after the first flush returned could take the preferences
+        // directory away, and every file in it (the power-loss harness found it, strict model).
+        // The new directory's own entries are synced after each rename, as for any commit.
+        for path in created {
+            let parent = path.removingLastComponent()
+            // A parent this user may write but not read (mode -wx) cannot be opened to be
+            // synced: nothing more can be done for it, and the write goes on.
+            guard let descriptor = try? FileDescriptor.open(parent, .readOnly, options: [.directory, .closeOnExec]) else { continue }
+            defer { try? descriptor.close() }
+            do {
+                try SystemCalls.fsync(descriptor)
+            } catch {
+                throw PreferencesError(
+                    .io, path: parent.string, errno: error.rawValue,
+                    "could not sync \(parent.string) after creating \(path.string) in it: \(error)")
             }
         }
     }
