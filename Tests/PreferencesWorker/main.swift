@@ -22,6 +22,9 @@
 //   PreferencesWorker transaction-loop DOMAIN KEYS      one transaction per generation: `state` and t0…t(KEYS-1)
 //   PreferencesWorker undo-loop DOMAIN                   undo the last commit, again and again (restores)
 //   PreferencesWorker hold-lock PATH MILLISECONDS        flock PATH, print "locked", hold it, exit
+//   PreferencesWorker power-loss-writer DOMAIN W COUNT   flushes and transactions, a trace marker after each
+//   PreferencesWorker power-loss-check DOMAIN LIST       open each crash state listed, print what it reads
+//   PreferencesWorker power-loss-setter DOMAIN COUNT     sets without flush, a trace marker before each
 //   PreferencesWorker remove-keys DOMAIN PREFIX COUNT    remove PREFIX0..PREFIXn, flush after each
 //   PreferencesWorker enospc DOMAIN DIRECTORY            a full file system, step by step (tmpfs)
 //   PreferencesWorker read-only DOMAIN DIRECTORY N       N flushes to a read-only directory
@@ -74,6 +77,15 @@ case "undo-loop":
     exit(0)
 case "transaction-loop":
     transactionLoop(Array(arguments.dropFirst(2)))
+    exit(0)
+case "power-loss-writer":
+    powerLossWriter(Array(arguments.dropFirst(2)))
+    exit(0)
+case "power-loss-setter":
+    powerLossSetter(Array(arguments.dropFirst(2)))
+    exit(0)
+case "power-loss-check":
+    powerLossCheck(Array(arguments.dropFirst(2)))
     exit(0)
 case "flush-loop", "flush-once":
     flushLoop(Array(arguments.dropFirst(2)), markers: arguments[1] == "flush-once")

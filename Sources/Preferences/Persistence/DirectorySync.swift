@@ -49,7 +49,7 @@ final class DirectorySync: Sendable {
     init(
         gatheringDelay: Duration = .milliseconds(5),
         syncDescriptor: @escaping @Sendable (FileDescriptor) throws(Errno) -> Void = { descriptor throws(Errno) in
-            try SystemCalls.fsync(descriptor)
+            if !DurabilityFaults.omitsDirectorySync { try SystemCalls.fsync(descriptor) }
         }
     ) {
         self.gatheringDelay = gatheringDelay

@@ -193,7 +193,7 @@ extension DomainFile {
             throw failure(error, "could not set the modification time of the temporary file")
         }
         do {
-            try SystemCalls.fsync(descriptor)
+            if !DurabilityFaults.omitsFileSync { try SystemCalls.fsync(descriptor) }
         } catch {
             throw failure(error, "could not sync the temporary file to disk")
         }

@@ -1,0 +1,91 @@
+// Commands for the power-loss harness (Tests/Scripts/power-loss.sh): a workload whose
+// file-system calls are recorded, with markers in the trace where each flush returned, and a
+// checker that opens crash states with the real library. See main.swift for the list.
+import Foundation
+import Glibc
+import Preferences
+import PropertyList
+
+/// `power-loss-writer DOMAIN WRITER COUNT`: COUNT rounds on DOMAIN with a store that keeps
+/// at most 3 generations (so pruning runs): round n sets `wWRITER` to n and flushes; every
+/// third round is also a transaction setting `tWRITERa` and `tWRITERb` to n together. After a
+/// flush or transaction returns, `access` on `/swift-preferences-flushed/WRITER/KEY/n`
+/// marks the point in the trace from which the value must survive a power cut.
+func powerLossWriter(_ arguments: [String]) {
+    guard arguments.count == 3, let count = Int(arguments[2]) else { fail("power-loss-writer DOMAIN WRITER COUNT") }
+    let (domain, writer) = (arguments[0], arguments[1])
+    let preferences: PreferenceStore
+    do throws(PreferencesError) {
+        preferences = try PreferenceStore(domain: domain, configuration: .init(generationLimit: 3))
+    } catch {
+        fail("cannot open \(domain): \(error)")
+    }
+    func mark(_ key: String, _ value: Int) {
+        _ = access("/swift-preferences-flushed/\(writer)/\(key)/\(value)", F_OK)
+    }
+    for round in 1...max(count, 1) {
+        preferences.set(round, forKey: "w\(writer)")
+        do throws(PreferencesError) { try preferences.flush() } catch { fail("flush: \(error)") }
+        mark("w\(writer)", round)
+        if round % 3 == 0 {
+            do {
+                try preferences.transaction { transaction in
+                    transaction.set(round, forKey: "t\(writer)a")
+                    transaction.set(round, forKey: "t\(writer)b")
+                }
+            } catch {
+                fail("transaction: \(error)")
+            }
+            mark("t\(writer)a", round)
+        }
+    }
+}
+
+/// `power-loss-check DOMAIN LIST`: LIST names one crash state's home directory per line. For
+/// each, opens DOMAIN with `PREFERENCES_HOME` there (no runtime directory, so the commit
+/// counter is the one beside the file), prints one JSON line with the values the store reads
+/// (or why it could not open), then sets a key and flushes, and says whether that worked:
+/// a crash state must never keep the store from opening or writing.
+func powerLossCheck(_ arguments: [String]) {
+    guard arguments.count == 2, let list = try? String(contentsOfFile: arguments[1], encoding: .utf8) else {
+        fail("power-loss-check DOMAIN LIST")
+    }
+    let domain = arguments[0]
+    for home in list.split(separator: "\n").map(String.init) where !home.isEmpty {
+        var report: [String: Any] = ["home": home]
+        let environment = ["PREFERENCES_HOME": home, "PREFERENCES_SYSTEM_DIR": home + "/system", "HOME": home]
+        do throws(PreferencesError) {
+            let store = try PreferenceStore(domain: domain, configuration: .init(environment: environment, arguments: ["power-loss-check"]))
+            var values: [String: Int] = [:]
+            for (key, value) in store.persistentDomain(forName: domain) ?? [:] {
+                if let number = value as? Int { values[key] = number }
+            }
+            report["values"] = values
+            store.set(1, forKey: "checked")
+            do throws(PreferencesError) {
+                try store.flush()
+                report["write"] = "ok"
+            } catch {
+                report["write"] = "\(error)"
+            }
+        } catch {
+            report["error"] = "\(error)"
+        }
+        let line = (try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])) ?? Data("{}".utf8)
+        say(String(decoding: line, as: UTF8.self))
+    }
+}
+
+/// `power-loss-setter DOMAIN COUNT`: COUNT times, `access` on `/swift-preferences-set/n`,
+/// then `set` n with no `flush()`, then 50 ms of nothing: the trace shows how long after a
+/// `set` the background write made the value durable (its rename, then the directory's
+/// `fsync`).
+func powerLossSetter(_ arguments: [String]) {
+    guard arguments.count == 2, let count = Int(arguments[1]) else { fail("power-loss-setter DOMAIN COUNT") }
+    let preferences = store(arguments[0])
+    for round in 1...max(count, 1) {
+        _ = access("/swift-preferences-set/\(round)", F_OK)
+        preferences.set(round, forKey: "s")
+        usleep(50_000)
+    }
+}
