@@ -43,7 +43,7 @@ step bash Tests/Scripts/crash-at-each-syscall.sh "$bin"
 step bash Tests/Scripts/fsync-eio-retry.sh "$bin"
 # Power loss at every point of the write path: ReliabilityTests ran the quick version (and
 # showed a dropped sync is caught); this is the full suite's run, over 10,000 distinct crash
-# states from four writer processes.
+# states from four writer processes (about 5 minutes here).
 step bash Tests/Scripts/power-loss.sh --long "$bin"
 step env RELIABILITY_ISOLATED=1 swift test --skip-build --filter IsolatedMeasurementTests
 
