@@ -113,15 +113,18 @@ def resolve(dirarg, patharg):
         return os.path.normpath(path)
     return os.path.normpath(os.path.join(fd_path(dirarg) or os.getcwd(), path))
 
-def parse(log):
-    """The calls, in the order they returned, as tuples; failed calls are left out (but the
-    marker `access` calls, which fail by design, are kept)."""
-    pending, ops = {}, []
+def completed_calls(log, timestamps=False):
+    """(time or None, match of call_re) for each call in an `strace -f` log, in the order the
+    calls returned: a call another thread's line interrupted (`<unfinished ...>`) is put back
+    together with its `resumed` line."""
+    pending = {}
+    line_pattern = re.compile(r"^(\d+)\s+([\d.]+)\s+(.*)$") if timestamps else line_re
     for raw in open(log, errors="surrogateescape"):
-        m = line_re.match(raw.rstrip("\n"))
+        m = line_pattern.match(raw.rstrip("\n"))
         if not m:
             continue
-        tid, text = m.group(1), m.group(2)
+        tid, text = m.group(1), m.group(m.lastindex)
+        stamp = float(m.group(2)) if timestamps else None
         if text.endswith("<unfinished ...>"):
             pending[tid] = text[: -len("<unfinished ...>")].rstrip()
             continue
@@ -129,8 +132,14 @@ def parse(log):
         if r:
             text = pending.pop(tid, "") + r.group(2)
         c = call_re.match(text)
-        if not c:
-            continue
+        if c:
+            yield stamp, c
+
+def parse(log):
+    """The calls, in the order they returned, as tuples; failed calls are left out (but the
+    marker `access` calls, which fail by design, are kept)."""
+    ops = []
+    for _, c in completed_calls(log):
         name, args, result = c.group(1), split_args(c.group(2)), int(c.group(3))
         if name == "access":
             path = decode(args[0])
@@ -396,22 +405,9 @@ def durability_window(work, count=20):
     env.update(PREFERENCES_HOME=home + "/preferences", PREFERENCES_SYSTEM_DIR=home + "/system", HOME=home)
     subprocess.run(["strace", "-f", "-qq", "-ttt", "-y", "-xx", "-e", "trace=access,rename,fsync", "-o", log,
                     worker, "power-loss-setter", domain, str(count)], env=env, check=True, stdout=subprocess.DEVNULL, timeout=120)
-    events, pending = [], {}
+    events = []
     target = home + "/preferences/" + domain + ".plist"
-    for raw in open(log, errors="surrogateescape"):
-        m = re.match(r"^(\d+)\s+([\d.]+)\s+(.*)$", raw.rstrip("\n"))
-        if not m:
-            continue
-        tid, stamp, text = m.group(1), float(m.group(2)), m.group(3)
-        if text.endswith("<unfinished ...>"):
-            pending[tid] = text[: -len("<unfinished ...>")].rstrip()
-            continue
-        r = re.match(r"^<\.\.\. ([a-z0-9_]+) resumed>(.*)$", text)
-        if r:
-            text = pending.pop(tid, "") + r.group(2)
-        c = call_re.match(text)
-        if not c:
-            continue
+    for stamp, c in completed_calls(log, timestamps=True):
         args = split_args(c.group(2))
         if c.group(1) == "access" and decode(args[0]).startswith("/swift-preferences-set/"):
             events.append(("set", stamp))
