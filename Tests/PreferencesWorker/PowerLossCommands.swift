@@ -3,8 +3,28 @@
 // checker that opens crash states with the real library. See main.swift for the list.
 import Foundation
 import Glibc
+import Logging
 import Preferences
 import PropertyList
+import Synchronization
+
+/// Collects the `MESSAGE_ID` and text of every warning or error the checker's stores log, so
+/// a crash state that turned fresh reads off (a refused commit counter) or left a file
+/// unusable is seen even though the store opened.
+struct CollectingLogHandler: LogHandler {
+    static let entries = Mutex<[String]>([])
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .warning
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) {
+        guard event.level >= .warning else { return }
+        let id = event.metadata?["MESSAGE_ID"].map { "\($0)" } ?? "-"
+        Self.entries.withLock { $0.append("\(id) \(event.message)") }
+    }
+}
 
 /// `power-loss-writer DOMAIN WRITER COUNT`: COUNT rounds on DOMAIN with a store that keeps
 /// at most 3 generations (so pruning runs): round n sets `wWRITER` to n and flushes; every
@@ -44,8 +64,9 @@ func powerLossWriter(_ arguments: [String]) {
 /// `power-loss-check DOMAIN LIST`: LIST names one crash state's home directory per line. For
 /// each, opens DOMAIN with `PREFERENCES_HOME` there (no runtime directory, so the commit
 /// counter is the one beside the file), prints one JSON line with the values the store reads
-/// (or why it could not open), then sets a key and flushes, and says whether that worked:
-/// a crash state must never keep the store from opening or writing.
+/// (or why it could not open) and the files it could not use, then sets a key and flushes,
+/// and says whether that worked: a crash state must never keep the store from opening or
+/// writing.
 func powerLossCheck(_ arguments: [String]) {
     guard arguments.count == 2, let list = try? String(contentsOfFile: arguments[1], encoding: .utf8) else {
         fail("power-loss-check DOMAIN LIST")
@@ -54,13 +75,19 @@ func powerLossCheck(_ arguments: [String]) {
     for home in list.split(separator: "\n").map(String.init) where !home.isEmpty {
         var report: [String: Any] = ["home": home]
         let environment = ["PREFERENCES_HOME": home, "PREFERENCES_SYSTEM_DIR": home + "/system", "HOME": home]
+        CollectingLogHandler.entries.withLock { $0.removeAll() }
+        let logger = Logger(label: "power-loss-check") { _ in CollectingLogHandler() }
         do throws(PreferencesError) {
-            let store = try PreferenceStore(domain: domain, configuration: .init(environment: environment, arguments: ["power-loss-check"]))
+            let store = try PreferenceStore(
+                domain: domain, configuration: .init(environment: environment, arguments: ["power-loss-check"], logger: logger))
             var values: [String: Int] = [:]
             for (key, value) in store.persistentDomain(forName: domain) ?? [:] {
                 if let number = value as? Int { values[key] = number }
             }
             report["values"] = values
+            // A file the store could not use (corrupt with no good generation to recover from,
+            // a counter or lock it refused as unsafe) is a failed state.
+            report["problems"] = store.fileProblems.map { "\($0)" }
             store.set(1, forKey: "checked")
             do throws(PreferencesError) {
                 try store.flush()
@@ -71,6 +98,7 @@ func powerLossCheck(_ arguments: [String]) {
         } catch {
             report["error"] = "\(error)"
         }
+        report["log"] = CollectingLogHandler.entries.withLock { $0 }
         let line = (try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])) ?? Data("{}".utf8)
         say(String(decoding: line, as: UTF8.self))
     }

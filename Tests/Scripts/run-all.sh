@@ -14,7 +14,13 @@ step() {
 step bash Tests/Scripts/install-dependencies.sh
 
 step swift build --build-tests
-step swift test --skip-build --skip JournaldLoggingTests --skip SystemdNotifierTests --skip ThreadStressTests --skip PowerLossTests
+step swift test --skip-build --skip JournaldLoggingTests --skip SystemdNotifierTests --skip ThreadStressTests --skip PowerLossTests --skip wakeUpsWithoutInotify
+# "A process with no inotify instance is woken by the commit counter" checks which thread of
+# a worker delivered each change. In 2 of about 10 full parallel runs on 2026-11-25 every
+# change reached the worker on a thread named like the process, neither the commit waiter
+# nor the poll (cause not found yet; it passed every time alone and beside other load), so
+# it runs in a process of its own.
+step swift test --skip-build --filter wakeUpsWithoutInotify
 # The quick power-loss runs trace writer processes with strace and open about 3,000 crash
 # states with fsyncs: beside the other suites they slowed the timed cross-process tests (a
 # no-inotify worker's changes reached it on another thread than the one the test expects),

@@ -235,6 +235,10 @@ final class CommitCounter: @unchecked Sendable {
             defer { try? descriptor.close() }
             try SystemCalls.fchmod(descriptor, .ownerReadWrite)
             _ = try Errno.typed { try descriptor.writeAll(bytes) }
+            // Synced before it gets its name: after a power cut the name could otherwise
+            // survive with the bytes lost, and a counter of the wrong size is refused (fresh
+            // reads off for the domain) until someone removes it.
+            try SystemCalls.fsync(descriptor)
         } catch {
             try? SystemCalls.unlink(temporary)
             throw PreferencesError(.io, path: path, errno: error.rawValue, "the commit counter could not be created: \(error)")
