@@ -8,8 +8,13 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 bin="${1:-$(swift build --show-bin-path)}"
 home="$(mktemp -d)"
-trap 'rm -rf "$home"' EXIT
-chmod 700 "$home"
+runtime="$(mktemp -d)"
+trap 'rm -rf "$home" "$runtime"' EXIT
+chmod 700 "$home" "$runtime"
+# The commit counters are made (and synced) by a first process that only reads: in the traced
+# one, the first fsync of the thread must be the domain file's, not a new counter's.
+export XDG_RUNTIME_DIR="$runtime"
+PREFERENCES_HOME="$home" "$bin/PreferencesWorker" read com.example.eio retried >/dev/null
 PREFERENCES_HOME="$home" strace -f -qq -o "$home.log" -e trace=openat,fsync,close,rename \
     -e inject=fsync:error=EIO:when=1 "$bin/PreferencesWorker" flush-retry com.example.eio
 exec python3 - "$home" <<'PY'
