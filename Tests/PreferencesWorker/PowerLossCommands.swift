@@ -6,25 +6,6 @@ import Glibc
 import Logging
 import Preferences
 import PropertyList
-import Synchronization
-
-/// Collects the `MESSAGE_ID` and text of every warning or error the checker's stores log, so
-/// a crash state that turned fresh reads off (a refused commit counter) or left a file
-/// unusable is seen even though the store opened.
-struct CollectingLogHandler: LogHandler {
-    static let entries = Mutex<[String]>([])
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .warning
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-    func log(event: LogEvent) {
-        guard event.level >= .warning else { return }
-        let id = event.metadata?["MESSAGE_ID"].map { "\($0)" } ?? "-"
-        Self.entries.withLock { $0.append("\(id) \(event.message)") }
-    }
-}
 
 /// `power-loss-writer DOMAIN WRITER COUNT`: COUNT rounds on DOMAIN with a store that keeps
 /// at most 3 generations (so pruning runs): round n sets `wWRITER` to n and flushes; every
@@ -75,8 +56,10 @@ func powerLossCheck(_ arguments: [String]) {
     for home in list.split(separator: "\n").map(String.init) where !home.isEmpty {
         var report: [String: Any] = ["home": home]
         let environment = ["PREFERENCES_HOME": home, "PREFERENCES_SYSTEM_DIR": home + "/system", "HOME": home]
-        CollectingLogHandler.entries.withLock { $0.removeAll() }
-        let logger = Logger(label: "power-loss-check") { _ in CollectingLogHandler() }
+        // Every warning or error of the state's store, by MESSAGE_ID: a store that opened may
+        // still have refused its commit counter (fresh reads off) or left a file unusable.
+        CountingLogHandler.entries.withLock { $0.removeAll() }
+        let logger = Logger(label: "power-loss-check") { _ in CountingLogHandler() }
         do throws(PreferencesError) {
             let store = try PreferenceStore(
                 domain: domain, configuration: .init(environment: environment, arguments: ["power-loss-check"], logger: logger))
@@ -98,7 +81,7 @@ func powerLossCheck(_ arguments: [String]) {
         } catch {
             report["error"] = "\(error)"
         }
-        report["log"] = CollectingLogHandler.entries.withLock { $0 }
+        report["log"] = CountingLogHandler.entries.withLock { $0 }
         let line = (try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])) ?? Data("{}".utf8)
         say(String(decoding: line, as: UTF8.self))
     }

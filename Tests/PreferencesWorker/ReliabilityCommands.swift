@@ -80,9 +80,11 @@ func removeKeys(_ arguments: [String]) {
     }
 }
 
-/// A log handler that counts entries at warning level and above and echoes them to stderr.
+/// A log handler that counts entries at warning level and above, keeps each as
+/// "MESSAGE_ID message" (the power-loss checker reads them) and echoes them to stderr.
 struct CountingLogHandler: LogHandler {
     static let count = Atomic<Int>(0)
+    static let entries = Mutex<[String]>([])
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .info
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -92,6 +94,8 @@ struct CountingLogHandler: LogHandler {
     func log(event: LogEvent) {
         guard event.level >= .warning else { return }
         Self.count.add(1, ordering: .relaxed)
+        let id = event.metadata?["MESSAGE_ID"].map { "\($0)" } ?? "-"
+        Self.entries.withLock { $0.append("\(id) \(event.message)") }
         FileHandle.standardError.write(Data("log \(event.level): \(event.message)\n".utf8))
     }
 }
