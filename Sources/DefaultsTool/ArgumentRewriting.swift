@@ -5,7 +5,9 @@
 /// verb, and the first `-g`/`-globalDomain` (the domain, wherever the verb's options put it)
 /// becomes `NSGlobalDomain`. `write`
 /// reads its own words (its type flags are single-dash too). Any other leading word with a
-/// dash is refused here, clearly, instead of being misread as something else.
+/// dash is refused here, clearly, instead of being misread as something else. Nothing after
+/// `--` is rewritten: there every word is an operand, so `defaults read D -- -g` reads the
+/// key `-g`, as POSIX tools treat words after `--`.
 enum ArgumentRewriting {
     /// Verbs whose first operand is a domain.
     static let domainVerbs: Set<String> = [
@@ -46,7 +48,9 @@ enum ArgumentRewriting {
         if domainVerbs.contains(verb) {
             // The domain is the first operand; options such as --json or --format xml may
             // come before it (except for write, whose words are all its own after the domain).
-            let candidates = verb == "write" ? rest.indices.prefix(1) : rest.indices.prefix(rest.count)
+            // Words after `--` are operands (keys, values), never the domain flag.
+            let operandsStart = rest.firstIndex(of: "--") ?? rest.endIndex
+            let candidates = verb == "write" ? rest.indices.prefix(1) : rest.indices.prefix(upTo: operandsStart)
             if let index = candidates.first(where: { rest[$0] == "-g" || rest[$0] == "-globalDomain" }) {
                 rest[index] = "NSGlobalDomain"
             }

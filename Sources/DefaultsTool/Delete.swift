@@ -4,7 +4,15 @@ import Preferences
 
 /// `defaults delete domain [key]`.
 struct Delete: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Delete a key, or a whole domain (its file is removed).")
+    static let configuration = CommandConfiguration(
+        abstract: "Delete a key, or a whole domain (its file is removed).",
+        discussion: """
+            Examples:
+              defaults delete com.example.app Interval
+              defaults delete com.example.app -- -key
+              defaults delete com.example.app
+            """
+    )
 
     @OptionGroup var host: HostOptions
     @Argument(help: "The domain.") var domain: String

@@ -12,7 +12,9 @@ struct Describe: ParsableCommand {
             under $XDG_DATA_HOME and $XDG_DATA_DIRS. A stored value that breaks its key's rule is \
             marked invalid; reads pass over it.
 
-            Example: defaults describe com.example.greeter Volume
+            Examples:
+              defaults describe com.example.greeter
+              defaults describe --json com.example.greeter Volume
             """
     )
 

@@ -3,7 +3,14 @@ import DefaultsCommand
 
 /// `defaults domains`.
 struct Domains: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print the names of all domains on one line, separated by commas.")
+    static let configuration = CommandConfiguration(
+        abstract: "Print the names of all domains on one line, separated by commas.",
+        discussion: """
+            Examples:
+              defaults domains
+              defaults -currentHost domains
+            """
+    )
 
     @OptionGroup var host: HostOptions
 

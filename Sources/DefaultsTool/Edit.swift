@@ -9,7 +9,16 @@ import PropertyList
 struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Edit a domain as an XML property list in $VISUAL or $EDITOR; it is checked before it is saved.",
-        discussion: "Only the keys you changed, added or removed are written, under the domain's lock, so changes other processes make meanwhile to other keys are kept. Text that is not a valid property-list dictionary is refused, the domain is left as it was, and your text is kept in a file named in the message."
+        discussion: """
+            Only the keys you changed, added or removed are written, under the domain's lock, so \
+            changes other processes make meanwhile to other keys are kept. Text that is not a valid \
+            property-list dictionary is refused, the domain is left as it was, and your text is kept \
+            in a file named in the message.
+
+            Examples:
+              defaults edit com.example.app
+              EDITOR=nano defaults edit -g
+            """
     )
 
     @OptionGroup var host: HostOptions

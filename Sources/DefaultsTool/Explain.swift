@@ -6,7 +6,18 @@ import Preferences
 struct Explain: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List every layer of the search list that holds a key, and which one wins.",
-        discussion: "Layers, first hit wins: forced (managed), argument, by-host, app, suites, global by-host, global, system, system global, registration, declared (the schema's defaults). A value that breaks the domain's schema is marked invalid and passed over. A layer whose file is corrupt is read from the newest generation that decodes, which is named. A program's own launch arguments and registered defaults live in that program only, so they are not seen here."
+        discussion: """
+            Layers, first hit wins: forced (managed), argument, by-host, app, suites, global \
+            by-host, global, system, system global, registration, declared (the schema's \
+            defaults). A value that breaks the domain's schema is marked invalid and passed over. \
+            A layer whose file is corrupt is read from the newest generation that decodes, which \
+            is named. A program's own launch arguments and registered defaults live in that \
+            program only, so they are not seen here.
+
+            Examples:
+              defaults explain com.example.app AppleLanguages
+              defaults explain --suite com.example.shared --json com.example.app Theme
+            """
     )
 
     /// Accepted for symmetry with the other verbs: the by-host layer is always explained.

@@ -7,7 +7,14 @@ import PropertyList
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a domain to a file or, for -, to standard output.",
-        discussion: "By default a file gets a binary property list and standard output XML, as on macOS. JSON is for reading only: dates become ISO 8601 strings and data base64."
+        discussion: """
+            By default a file gets a binary property list and standard output XML, as on macOS. \
+            JSON is for reading only: dates become ISO 8601 strings and data base64.
+
+            Examples:
+              defaults export com.example.app backup.plist
+              defaults export --format json com.example.app -
+            """
     )
 
     @OptionGroup var host: HostOptions

@@ -6,7 +6,13 @@ import PropertyList
 
 /// `defaults find word`.
 struct Find: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Find every domain, key or value that contains a word (ignoring case).")
+    static let configuration = CommandConfiguration(
+        abstract: "Find every domain, key or value that contains a word (ignoring case).",
+        discussion: """
+            Examples:
+              defaults find dark
+            """
+    )
 
     @OptionGroup var host: HostOptions
     @Argument(help: "The word to look for.") var word: String

@@ -6,7 +6,17 @@ import Preferences
 struct History: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List a domain's versions newest first: the current file, then the generations kept in its history.",
-        discussion: "Each line: the version's number, when it was written, by which process (pid and systemd unit) and the keys it changed relative to the version before. A writer is unknown for files written by other programs, and 'edited outside the library' for files rewritten in place since. With KEY, only versions that changed it. undo and restore bring back an earlier version."
+        discussion: """
+            Each line: the version's number, when it was written, by which process (pid and \
+            systemd unit) and the keys it changed relative to the version before. A writer is \
+            unknown for files written by other programs, and 'edited outside the library' for \
+            files rewritten in place since. With KEY, only versions that changed it. undo and \
+            restore bring back an earlier version.
+
+            Examples:
+              defaults history com.example.app
+              defaults history com.example.app Interval
+            """
     )
 
     @OptionGroup var host: HostOptions
@@ -38,7 +48,13 @@ struct History: ParsableCommand {
 struct Undo: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Restore the domain's previous version, as a new commit (a second undo undoes the undo).",
-        discussion: "Running programs see the change as any other write. The version replaced is kept in the history."
+        discussion: """
+            Running programs see the change as any other write. The version replaced is kept in \
+            the history.
+
+            Examples:
+              defaults undo com.example.app
+            """
     )
 
     @OptionGroup var host: HostOptions
@@ -60,7 +76,14 @@ struct Undo: ParsableCommand {
 struct Restore: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Restore a kept generation of the domain (see history), as a new commit.",
-        discussion: "Running programs see the change as any other write. A generation that does not exist or does not decode changes nothing and exits 1."
+        discussion: """
+            Running programs see the change as any other write. A generation that does not exist \
+            or does not decode changes nothing and exits 1.
+
+            Examples:
+              defaults history com.example.app
+              defaults restore com.example.app 3
+            """
     )
 
     @OptionGroup var host: HostOptions

@@ -7,7 +7,16 @@ import PropertyList
 struct Read: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print a domain (or every domain), or one key's value, as macOS prints it.",
-        discussion: "Old-style property-list text: booleans as 1/0, strings quoted only when needed, dates as 2024-01-02 03:04:05 +0000, data as {length = N, bytes = 0x...}."
+        discussion: """
+            Old-style property-list text: booleans as 1/0, strings quoted only when needed, dates \
+            as 2024-01-02 03:04:05 +0000, data as {length = N, bytes = 0x...}. A key that starts \
+            with a dash goes after --.
+
+            Examples:
+              defaults read com.example.app Interval
+              defaults read --json com.example.app
+              defaults read com.example.app -- -key
+            """
     )
 
     @OptionGroup var host: HostOptions

@@ -5,7 +5,12 @@ import DefaultsCommand
 struct ReadType: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "read-type",
-        abstract: "Print a key's type: Type is boolean, integer, float, string, date, data, array or dictionary."
+        abstract: "Print a key's type: Type is boolean, integer, float, string, date, data, array or dictionary.",
+        discussion: """
+            Examples:
+              defaults read-type com.example.app Interval
+              defaults read-type com.example.app -- -key
+            """
     )
 
     @OptionGroup var host: HostOptions

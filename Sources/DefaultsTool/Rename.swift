@@ -4,7 +4,14 @@ import Preferences
 
 /// `defaults rename domain old new`.
 struct Rename: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Rename a key, keeping its value (atomically, under the domain's lock).")
+    static let configuration = CommandConfiguration(
+        abstract: "Rename a key, keeping its value (atomically, under the domain's lock).",
+        discussion: """
+            Examples:
+              defaults rename com.example.app OldName NewName
+              defaults rename com.example.app -- -old -new
+            """
+    )
 
     @OptionGroup var host: HostOptions
     @Argument(help: "The domain.") var domain: String

@@ -7,7 +7,16 @@ import Preferences
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print every change of a domain's values (or one key's) as it happens, from any process.",
-        discussion: "One line per change, `key: old → new`, with (none) for a missing value; --json prints one JSON object per line instead. Changes are what a program of the domain reads: the domain, its by-host file, the global domain and system defaults. Runs until interrupted; 'Watching DOMAIN' on standard error says it is ready."
+        discussion: """
+            One line per change, `key: old → new`, with (none) for a missing value; --json \
+            prints one JSON object per line instead. Changes are what a program of the domain \
+            reads: the domain, its by-host file, the global domain and system defaults. Runs \
+            until interrupted; 'Watching DOMAIN' on standard error says it is ready.
+
+            Examples:
+              defaults watch com.example.app
+              defaults watch --json com.example.app Interval
+            """
     )
 
     /// Accepted for symmetry with the other verbs: the by-host file is always part of the

@@ -7,14 +7,22 @@ import PropertyList
 struct Write: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a key's value, or replace a whole domain with a dictionary.",
-        usage: "defaults write DOMAIN KEY [-string|-data|-int|-float|-bool|-date] VALUE [KEY [type] VALUE ...]\n  defaults write DOMAIN KEY -array|-array-add|-dict|-dict-add VALUE...\n  defaults write DOMAIN 'PLIST'",
+        usage: "defaults write DOMAIN [--] KEY [-string|-data|-int|-float|-bool|-date] VALUE [KEY [type] VALUE ...]\n  defaults write DOMAIN [--] KEY -array|-array-add|-dict|-dict-add VALUE...\n  defaults write DOMAIN 'PLIST'",
         discussion: """
             An untyped VALUE is old-style property-list text ('{ a = 1; b = (x, y); }', '(1, 2)', \
             '<0fbd>'), an XML fragment ('<integer>5</integer>'), or else a string. -data takes \
             hexadecimal digits; -bool takes true, false, yes or no; -date takes \
             '2024-01-02 03:04:05 +0000', 2024-01-02T03:04:05Z or 2024-01-02. Elements of -array and \
             values of -dict may carry a type flag (-array -int 1 -bool yes). Several KEY VALUE pairs \
-            are written in one commit: other programs see all of them change at once, or none.
+            are written in one commit: other programs see all of them change at once, or none. \
+            Keys that start with a dash go after --, right after the domain.
+
+            Examples:
+              defaults write com.example.app Interval -int 60
+              defaults write com.example.app Name Ada Enabled -bool yes
+              defaults write com.example.app Servers -array one two
+              defaults write com.example.app -- -key value
+              defaults write com.example.app '{ Interval = 60; }'
             """
     )
 
@@ -31,6 +39,17 @@ struct Write: ParsableCommand {
             currentHost = true
             words.removeFirst()
         }
+        // `--` before the domain or right after it ends the options, as in POSIX tools: every
+        // key after it may start with a dash (`defaults write D -- -key value`). Later, a
+        // `--` is a value, as it always was.
+        var keysMayStartWithDash = false
+        if words.first == "--" {
+            words.removeFirst()
+            keysMayStartWithDash = true
+        } else if words.count > 1 && words[1] == "--" {
+            words.remove(at: 1)
+            keysMayStartWithDash = true
+        }
         guard words.count >= 2 else {
             throw DefaultsFailure(words.isEmpty ? "write needs a domain and a value" : "write needs a key and a value, or a dictionary", usage: WriteRequest.usage)
         }
@@ -42,7 +61,7 @@ struct Write: ParsableCommand {
             try replace(location, with: words[1], in: files)
             return
         }
-        if let pairs = Self.keyValuePairs(Array(words.dropFirst())) {
+        if let pairs = Self.keyValuePairs(Array(words.dropFirst()), keysMayStartWithDash: keysMayStartWithDash) {
             try writePairs(pairs, at: location, in: files)
             return
         }
@@ -118,7 +137,8 @@ struct Write: ParsableCommand {
     /// `KEY1 [type] VALUE1 KEY2 [type] VALUE2 …` as pairs, or nil for everything else: the
     /// one-key forms (one pair, or a container flag, whose elements take every word after it),
     /// and words that do not pair up, which the one-key form then reports in its own words.
-    static func keyValuePairs(_ words: [String]) -> [(key: String, words: [String])]? {
+    /// After `--` (`keysMayStartWithDash`) a key such as `-key` is a key, not a mistyped flag.
+    static func keyValuePairs(_ words: [String], keysMayStartWithDash: Bool = false) -> [(key: String, words: [String])]? {
         let containerFlags: Set<String> = ["-array", "-array-add", "-dict", "-dict-add"]
         guard words.count > 2, !words.contains(where: containerFlags.contains) else { return nil }
         var pairs: [(key: String, words: [String])] = []
@@ -126,7 +146,7 @@ struct Write: ParsableCommand {
         while index < words.count {
             let key = words[index]
             // A flag where a key belongs is a mistake in a one-key write (`KEY -frob 1`).
-            if key.hasPrefix("-") && key.dropFirst().first?.isLetter == true { return nil }
+            if !keysMayStartWithDash && key.hasPrefix("-") && key.dropFirst().first?.isLetter == true { return nil }
             index += 1
             var valueWords: [String] = []
             if index < words.count, WriteRequest.isScalarTypeFlag(words[index]) {
