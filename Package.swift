@@ -176,6 +176,7 @@ let package = Package(
                 "PreferencesService", "Preferences", "PropertyList", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
