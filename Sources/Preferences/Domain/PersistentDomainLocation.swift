@@ -27,8 +27,9 @@ public struct PersistentDomainLocation: Sendable, Hashable, CustomStringConverti
 
     /// The domain named `name`; ``PreferenceStore/globalDomain`` names the global domain.
     ///
-    /// - Parameter currentHost: the by-host file for this machine instead of the one for
-    ///   any host.
+    /// - Parameters:
+    ///   - name: the domain's name, such as `com.example.app`.
+    ///   - currentHost: the by-host file for this machine instead of the one for any host.
     /// - Throws: ``PreferencesError`` with code `invalidDomainName` for a bad name.
     public static func named(_ name: String, currentHost: Bool = false) throws(PreferencesError) -> PersistentDomainLocation {
         if name == PreferenceStore.globalDomain { return PersistentDomainLocation(kind: .global, isCurrentHost: currentHost) }

@@ -1,6 +1,6 @@
 extension PreferenceFiles {
     /// Where schemas are looked for, from this configuration's environment (see
-    /// ``SchemaSearchPath``).
+    /// `SchemaSearchPath` in the DeclaredSettings module).
     public var schemaSearchPath: SchemaSearchPath {
         SchemaSearchPath(environment: configuration.environment, home: layout.locations.homeDirectory)
     }

@@ -15,6 +15,7 @@ extension PreferenceStore {
     /// (including hand edits of the file), KVO-style.
     ///
     /// - Parameters:
+    ///   - key: the key to observe, in the store's search list (any layer).
     ///   - options: `.old` and `.new` fill in the values (both by default); `.initial` calls
     ///     the handler at once with the current value; `.prior` also calls it before each
     ///     change this process makes.
