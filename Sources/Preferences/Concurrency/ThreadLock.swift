@@ -11,11 +11,11 @@
 /// (`FUTEX_LOCK_PI`/`FUTEX_UNLOCK_PI`). When the lock is contended, its slow paths run
 /// in the uninstrumented standard library and the kernel hands the lock from the releasing
 /// thread to a waiter, so the thread sanitizer sees no release and acquire pair and reports
-/// every contended access to the protected value as a data race (RELIABILITY.md: 1,529
-/// false reports in the thread stress test). `pthread_mutex_lock` and
+/// every contended access to the protected value as a data race (RELIABILITY.md, the
+/// thread stress test under the sanitizer). `pthread_mutex_lock` and
 /// `pthread_mutex_unlock` are intercepted by the sanitizer, so races it reports with this
-/// lock are real ones. Uncontended, a lock and unlock cost about 9–10 ns here in a release
-/// build, against 6–8 ns for `Mutex`.
+/// lock are real ones. Uncontended it costs a little more than `Mutex`; the reads it
+/// guards are timed in Benchmarks/RESULTS.md.
 ///
 /// A final class, so the mutex and the value have a stable address and every copy of a
 /// reference shares them; `package`, so every module of this package uses this one type.

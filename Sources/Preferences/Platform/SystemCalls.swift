@@ -327,9 +327,9 @@ enum SystemCalls {
     /// by its holder instead of deadlocking (`PTHREAD_MUTEX_ERRORCHECK`), in release builds
     /// the default kind.
     ///
-    /// The error check roughly doubles an uncontended lock and unlock (measured here
-    /// 15–17 ns against 9–10 ns, `Synchronization.Mutex` 6–8 ns), which the store's
-    /// typed-key reads would feel; the tests run debug builds, so a relock still traps there.
+    /// The error check makes an uncontended lock and unlock dearer, which the store's
+    /// typed-key reads would feel (their cost is in Benchmarks/RESULTS.md); the tests run
+    /// debug builds, so a relock still traps there.
     /// Traps if the system cannot make a mutex: there is no way to go on without the lock.
     static func initializeMutex(_ mutex: UnsafeMutablePointer<ThreadMutex>) {
         var attributes = pthread_mutexattr_t()

@@ -69,8 +69,8 @@ struct SchemaLookup: Sendable, Equatable {
             break
         }
         // A few entries: deduplicated by search, as a process's first `Set<Entry>` costs a
-        // scan of every loaded library's conformance records (about 0.1 ms, a large share of
-        // the first store of a declared domain).
+        // scan of every loaded library's conformance records, a large share of the first
+        // store of a declared domain (Benchmarks/RESULTS.md, "first open in a process").
         var unique: [Entry] = []
         for entry in entries where entry.directory.hasPrefix("/") && !unique.contains(entry) { unique.append(entry) }
         return unique

@@ -27,10 +27,11 @@ extension PreferenceStore {
         /// Whether every change is also posted as `didChangeNotification` on
         /// `NotificationCenter.default` (default true, as `UserDefaults` does).
         ///
-        /// On Linux a post costs about 0.8 µs even when nobody observes it (corelibs-Foundation
-        /// bridges the notification's object on every post), a third of a `set`. A program
-        /// that observes with `observe(_:options:handler:)` or `changes(forKey:)` only can
-        /// turn it off.
+        /// On Linux a post costs even when nobody observes it (corelibs-Foundation bridges
+        /// the notification's object on every post), and it is a large part of a `set`: the
+        /// `set` rows of Benchmarks/RESULTS.md, with and without it, give the figures. A
+        /// program that observes with `observe(_:options:handler:)` or `updates(forKey:initial:)`
+        /// only can turn it off.
         public var postsDidChangeNotification: Bool
         /// How many earlier versions of each domain file are kept as generations (default 32):
         /// every commit links the file it replaces into `.<file>.history/` beside it, for

@@ -28,7 +28,7 @@ extension ResolvedValues {
         }
         // Counted loops, not `prefix(_:)`: a dictionary's slice walks through generic
         // witnesses that, unspecialised in a debug build, made these checks most of the cost
-        // of a commit (a 16-thread stress run took 70 s with `prefix`, 22 s without checks).
+        // of a commit, as the thread stress test's run time showed (RELIABILITY.md).
         var checked = 0
         for (key, resolution) in resolved {
             if checked == Self.invariantCheckLimit { break }

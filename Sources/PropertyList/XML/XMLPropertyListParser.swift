@@ -48,8 +48,9 @@ struct XMLPropertyListParser {
     private var text: [UInt8] = []
     /// The entries of the dictionaries being parsed, innermost last: each container is built
     /// at its exact size once its last entry is read. Growing a dictionary entry by entry
-    /// rehashed it at every doubling (three times for a five-entry one), which was a third
-    /// of decoding a document made of many small dictionaries, such as a schema.
+    /// rehashed it at every doubling (three times for a five-entry one), a large share of
+    /// decoding a document made of many small dictionaries, such as a schema (its parse is
+    /// timed in Benchmarks/RESULTS.md).
     private var pendingEntries: [(key: String, value: PropertyListValue)] = []
     /// The elements of the arrays being parsed, innermost last, for the same reason.
     private var pendingElements: [PropertyListValue] = []
