@@ -192,6 +192,101 @@ struct GenerationTests {
         #expect(Self.kept(tight) == [3])
     }
 
+    @Test("the generation a commit prunes becomes its new file, written over: the history and every version stay whole")
+    func prunedGenerationRecycled() throws {
+        let fixture = try StoreFixture()
+        let store = try Self.store(fixture) { $0.generationLimit = 2 }
+        let path = fixture.userFile(Self.domain)
+        // Values of varying length, so a recycled file is both longer and shorter than what it
+        // held: a shorter version must be cut, not left with the old tail.
+        func value(_ round: Int) -> String { String(repeating: "v\(round)", count: round.isMultiple(of: 2) ? 400 : 3) }
+        for round in 1...3 {
+            store.set(value(round), forKey: "n")
+            try store.flush()
+        }
+        #expect(Self.kept(fixture) == [1, 2])
+        for round in 4...9 {
+            let oldest = try #require(Self.inode("\(Self.historyDirectory(fixture))/\(round - 3).plist"))
+            store.set(value(round), forKey: "n")
+            try store.flush()
+            // The pruned generation's inode now holds the new version under the domain's name.
+            #expect(Self.inode(path) == oldest, "round \(round)")
+            #expect(Self.kept(fixture) == [round - 2, round - 1], "round \(round)")
+            let written = try #require(FileManager.default.contents(atPath: path))
+            #expect(try BinaryPropertyListDecoder().decode(written) == .dictionary(["n": .string(value(round))]), "round \(round)")
+        }
+        let versions = try Self.files(fixture) { $0.generationLimit = 2 }.generations(at: .named(Self.domain))
+        #expect(versions.map(\.number) == [9, 8, 7])
+        #expect(versions.map { $0.values?["n"] } == [value(9), value(8), value(7)].map { PropertyListValue.string($0) })
+        #expect(versions.allSatisfy { $0.problem == nil && $0.writer == .process(id: getpid(), unit: ProcessUnit.current) })
+        #expect(permissions(of: path) == 0o600)
+        // Nothing left behind in the staging directory.
+        let staging = (try? FileManager.default.contentsOfDirectory(atPath: "\(fixture.userDirectory)/.swift-preferences-staging")) ?? []
+        #expect(staging.isEmpty)
+    }
+
+    @Test("the newest generation is never written over: its replacing rename may not be durable yet")
+    func newestGenerationNotRecycled() throws {
+        let fixture = try StoreFixture()
+        let store = try Self.store(fixture) { $0.generationLimit = 1 }
+        for round in 1...6 {
+            let previous = Self.kept(fixture).last.flatMap { Self.inode("\(Self.historyDirectory(fixture))/\($0).plist") }
+            store.set(round, forKey: "n")
+            try store.flush()
+            if let previous { #expect(Self.inode(fixture.userFile(Self.domain)) != previous, "round \(round)") }
+            #expect(Self.kept(fixture) == (round > 1 ? [round - 1] : []), "round \(round)")
+        }
+    }
+
+    @Test("a generation with a second name made by hand is removed, never written over")
+    func linkedGenerationNotRecycled() throws {
+        let fixture = try StoreFixture()
+        let store = try Self.store(fixture) { $0.generationLimit = 2 }
+        for round in 1...3 {
+            store.set(round, forKey: "n")
+            try store.flush()
+        }
+        let oldest = "\(Self.historyDirectory(fixture))/1.plist"
+        let copy = "\(fixture.userDirectory)/kept-by-hand.plist"
+        #expect(link(oldest, copy) == 0)
+        let before = try #require(FileManager.default.contents(atPath: copy))
+        let inode = try #require(Self.inode(copy))
+
+        store.set(4, forKey: "n")
+        try store.flush()
+        #expect(Self.kept(fixture) == [2, 3])
+        #expect(FileManager.default.contents(atPath: copy) == before)
+        #expect(Self.inode(fixture.userFile(Self.domain)) != inode)
+        #expect(try Self.files(fixture).persistentDomainValues(at: .named(Self.domain))?["n"] == 4)
+    }
+
+    @Test("a generation written over by a commit while it is read is dropped, never listed with the new version's values")
+    func readOfRecycledGeneration() throws {
+        let fixture = try StoreFixture()
+        let store = try Self.store(fixture) { $0.generationLimit = 2 }
+        for round in 1...4 {
+            store.set(round, forKey: "n")
+            try store.flush()
+        }
+        #expect(Self.kept(fixture) == [2, 3])
+        // Between the open of generation 2 and the read of its bytes, a commit keeps 4 and
+        // prunes 2 by writing version 5 over its file: what was opened as generation 2 then
+        // holds n = 5.
+        let generation2 = "\(Self.historyDirectory(fixture))/2.plist"
+        let inode = try #require(Self.inode(generation2))
+        ReadInterleaving.run({
+            store.set(5, forKey: "n")
+            try? store.flush()
+        }, onceAfterOpening: generation2)
+        let versions = try Self.files(fixture) { $0.generationLimit = 2 }.generations(at: .named(Self.domain))
+        #expect(Self.inode(fixture.userFile(Self.domain)) == inode, "the commit recycled generation 2")
+        #expect(!versions.isEmpty)
+        for version in versions {
+            #expect(version.values?["n"] == .integer(PropertyListInteger(version.number)), "version \(version.number)")
+        }
+        #expect(!versions.contains { $0.number == 2 })
+    }
+
     @Test("a generation limit of 0 keeps none and makes no history directory")
     func disabled() throws {
         let fixture = try StoreFixture()

@@ -8,7 +8,8 @@ import Preferences
 import PropertyList
 
 /// `power-loss-writer DOMAIN WRITER COUNT`: COUNT rounds on DOMAIN with a store that keeps
-/// at most 3 generations (so pruning runs): round n sets `wWRITER` to n and flushes; every
+/// at most 2 generations (so every commit prunes one and writes its new version over that
+/// generation's file, the closest to the newest a commit recycles): round n sets `wWRITER` to n and flushes; every
 /// third round is also a transaction setting `tWRITERa` and `tWRITERb` to n together. After a
 /// flush or transaction returns, `access` on `/swift-preferences-flushed/WRITER/KEY/n`
 /// marks the point in the trace from which the value must survive a power cut.
@@ -17,7 +18,7 @@ func powerLossWriter(_ arguments: [String]) {
     let (domain, writer) = (arguments[0], arguments[1])
     let preferences: PreferenceStore
     do throws(PreferencesError) {
-        preferences = try PreferenceStore(domain: domain, configuration: .init(generationLimit: 3))
+        preferences = try PreferenceStore(domain: domain, configuration: .init(generationLimit: 2))
     } catch {
         fail("cannot open \(domain): \(error)")
     }

@@ -18,7 +18,8 @@
 # the library on a file system it must poll), it sees every process of the workload, and it
 # gives each call's data, in the order the calls returned. The workload is several
 # `PreferencesWorker power-loss-writer` processes writing one domain at once: plain flushes
-# and transactions, a history kept to 3 generations (so pruning runs), the lock file, the
+# and transactions, a history kept to 2 generations (so every commit prunes one and writes
+# its new version over that generation's file, at the closest distance allowed), the lock file, the
 # commit counter beside the file, and the preferences directory made by the first write.
 # After each flush returns, a writer calls `access` on a marker path, so the trace says from
 # which call on each value must survive.
@@ -152,7 +153,9 @@ def parse(log):
             continue
         if name == "openat":
             flags = args[2]
-            ops.append(("open", resolve(args[0], args[1]), "O_CREAT" in flags, "O_TRUNC" in flags, "O_DIRECTORY" in flags))
+            writes = "O_WRONLY" in flags or "O_RDWR" in flags
+            ops.append(("open", resolve(args[0], args[1]), "O_CREAT" in flags, "O_TRUNC" in flags, "O_DIRECTORY" in flags,
+                        writes, "O_APPEND" in flags))
         elif name in ("write", "pwrite64"):
             data = unhex(args[1])[:result]
             ops.append(("write", fd_path(args[0]), data, int(args[3]) if name == "pwrite64" else None))
@@ -196,6 +199,9 @@ class FS:
         self.synced_data = {}            # file inode -> bytes at its last fsync
         self.synced_dirs = {root: {}}    # directory path -> entries at its last fsync
         self.dirty = set()               # file inodes written since their last fsync
+        self.position = {}               # file inode -> offset of the next write() through
+                                         # the descriptor last opened for writing (one writer
+                                         # per file at a time: a commit writes under the lock)
 
     def inside(self, path):
         return path is not None and (path == self.root or path.startswith(self.root + "/"))
@@ -213,7 +219,7 @@ class FS:
     def apply(self, op):
         kind = op[0]
         if kind == "open":
-            _, path, creat, trunc, directory = op
+            _, path, creat, trunc, directory, writes, append = op
             if not self.inside(path) or directory:
                 return
             inode = self.inode_at(path)
@@ -226,16 +232,22 @@ class FS:
             if inode is not None and trunc and self.kind.get(inode) == "file":
                 self.data[inode] = bytearray()
                 self.dirty.add(inode)
+            # A file opened for writing is written from its start (a commit may write over a
+            # recycled generation's file), or from its end with O_APPEND.
+            if inode is not None and writes and self.kind.get(inode) == "file":
+                self.position[inode] = len(self.data[inode]) if append else 0
         elif kind == "write":
             _, path, data, offset = op
             inode = self.inode_at(path) if self.inside(path) else None
             if inode is None or self.kind.get(inode) != "file":
                 return
             buffer = self.data[inode]
-            at = len(buffer) if offset is None else offset
+            at = self.position.get(inode, len(buffer)) if offset is None else offset
             if len(buffer) < at:
                 buffer.extend(b"\0" * (at - len(buffer)))
             buffer[at:at + len(data)] = data
+            if offset is None:
+                self.position[inode] = at + len(data)
             self.dirty.add(inode)
         elif kind == "truncate":
             _, path, length = op

@@ -46,7 +46,28 @@ extension DomainFile {
     /// The identity is taken before reading, so a file rewritten in place while it is read
     /// has a newer identity than the one returned, and the next change check reloads it
     /// rather than keeping a torn read.
+    ///
+    /// After reading, the path must still name the file read, else it is read again. A commit
+    /// may write its new version over the file of a generation it prunes
+    /// (``DomainHistory/Commit/recycle(as:)``), but only once that file has left both the
+    /// domain's name and the history's: a file still at its path when the read is over was
+    /// not written over during it.
     func readCheckedBytes(policy: FilePolicy, role: String = "the domain file") throws(PreferencesError) -> (bytes: [UInt8], identity: FileIdentity)? {
+        var attempt = 1
+        while true {
+            guard let read = try readCheckedBytesOnce(policy: policy, role: role) else { return nil }
+            if attempt == Self.maximumMovedReadAttempts { return read }
+            if let now = identity(), now.device == read.identity.device, now.inode == read.identity.inode { return read }
+            attempt += 1
+        }
+    }
+
+    /// The most reads of a path whose file keeps moving away while it is read; the last is
+    /// returned as it is, and its identity, older than the file's, has it read again later.
+    private static let maximumMovedReadAttempts = 5
+
+    /// One open, check and read of ``readCheckedBytes(policy:role:)``.
+    private func readCheckedBytesOnce(policy: FilePolicy, role: String) throws(PreferencesError) -> (bytes: [UInt8], identity: FileIdentity)? {
         let descriptor: FileDescriptor
         do {
             descriptor = try Errno.typed {
@@ -81,6 +102,9 @@ extension DomainFile {
             throw PreferencesError(.io, path: path, errno: error.rawValue, "\(role)'s status could not be read: \(error)")
         }
         try policy.check(status, path: path, role: role)
+        #if DEBUG
+        ReadInterleaving.opened(path)
+        #endif
         let bytes = try readAll(descriptor, expectedSize: Int(status.size), limit: policy.sizeLimit)
         return (bytes, FileIdentity(status))
     }

@@ -27,13 +27,18 @@ extension DomainFile {
     ///
     /// - Parameter sequence: The new version's sequence number in the domain's history: the
     ///   file then carries a ``CommitRecord`` naming it, this process and the time stamped.
+    /// - Parameter recycling: Given the temporary file's path, moves a file there to be
+    ///   written over and opens it for writing, or returns nil for a new file (the commit
+    ///   recycles a generation past the history's bounds there; see
+    ///   ``DomainHistory/Commit/recycle(as:)``).
     /// - Parameter beforeRename: Runs once the new file is written and synced, just before
     ///   the rename (the commit keeps the file being replaced as a generation there).
     /// - Returns: The identity of the new file, from its own descriptor after the rename.
     func replace(
-        with bytes: [UInt8], keepingCorruptFileAside: Bool, sequence: UInt64? = nil, beforeRename: () -> Void = {}
+        with bytes: [UInt8], keepingCorruptFileAside: Bool, sequence: UInt64? = nil,
+        recycling: (FilePath) -> FileDescriptor? = { _ in nil }, beforeRename: () -> Void = {}
     ) throws(PreferencesError) -> FileIdentity {
-        let (temporaryPath, writer) = try createTemporaryFile()
+        let (temporaryPath, writer) = try createTemporaryFile(recycling: recycling)
         var descriptor = writer
         var asidePath: FilePath?
         do throws(PreferencesError) {
@@ -105,17 +110,23 @@ extension DomainFile {
         }
     }
 
-    /// Creates a new, empty temporary file `.<fileName>.tmp-<pid>-<n>`, mode 0600, in the
-    /// staging directory if it can be used, else beside the domain file.
+    /// Creates the temporary file `.<fileName>.tmp-<pid>-<n>`, in the staging directory if it
+    /// can be used, else beside the domain file: the file `recycling` moves to that name, or
+    /// else a new, empty one, mode 0600.
     ///
-    /// `O_EXCL` and `O_NOFOLLOW` make the file certainly new and ours: a name that is
+    /// `O_EXCL` and `O_NOFOLLOW` make a new file certainly new and ours: a name that is
     /// taken, even by a link, is skipped rather than reused.
-    private func createTemporaryFile() throws(PreferencesError) -> (FilePath, FileDescriptor) {
+    private func createTemporaryFile(recycling: (FilePath) -> FileDescriptor?) throws(PreferencesError) -> (FilePath, FileDescriptor) {
         let processID = SystemCalls.processID()
         let folder = usableStagingDirectory() ?? directory
+        var offerRecycling = true
         for _ in 0..<Self.maximumNameAttempts {
             let number = Self.temporaryFileCounter.wrappingAdd(1, ordering: .relaxed).oldValue
             let candidate = FilePath(folder + "/\(temporaryFilePrefix)\(processID)-\(number)")
+            if offerRecycling {
+                offerRecycling = false
+                if let recycled = recycling(candidate) { return (candidate, recycled) }
+            }
             do {
                 let descriptor = try Errno.typed {
                     try FileDescriptor.open(
@@ -162,6 +173,10 @@ extension DomainFile {
 
     /// Makes the mode exactly 0600, writes every byte and syncs the temporary file.
     ///
+    /// A recycled file is written over from its start and cut to the new length if it was
+    /// longer; its old commit record, if a new one cannot be set, no longer names its
+    /// modification time and so is ignored (``CommitRecord``).
+    ///
     /// The mode is set explicitly because `open` filters it through the umask.
     /// `writeAll` loops over short writes and retries `EINTR`. A failed `fsync` is never
     /// retried: the caller discards the file.
@@ -170,17 +185,20 @@ extension DomainFile {
     /// may fail (`ENOTSUP` where the file system has no user attributes, `ENOSPC`, a quota):
     /// the version's writer is then unknown, which is no reason to refuse the write.
     private func fill(_ descriptor: FileDescriptor, with bytes: [UInt8], record: CommitRecord?, modificationTime: Int64) throws(PreferencesError) {
+        let previousSize: Int64
         do {
             // `open` filtered 0600 through the umask, which leaves it as it is unless the umask
             // is unusual. A chmod raises IN_ATTRIB, one more wake-up of every process watching
             // the directory, so it runs only when the mode needs it.
             let status = try Errno.typed { try descriptor.stat() }
+            previousSize = status.size
             if status.permissions != .ownerReadWrite { try SystemCalls.fchmod(descriptor, .ownerReadWrite) }
         } catch {
             throw failure(error, "could not set the mode of the temporary file")
         }
         do {
             _ = try Errno.typed { try descriptor.writeAll(bytes) }
+            if previousSize > Int64(bytes.count) { try Errno.typed { try descriptor.resize(to: Int64(bytes.count)) } }
         } catch {
             throw failure(error, "could not write the temporary file")
         }

@@ -122,7 +122,9 @@ extension DomainFile {
         }
         let identity: FileIdentity
         do {
-            identity = try replace(with: bytes, keepingCorruptFileAside: isCorrupt, sequence: commit.sequence, beforeRename: commit.keep)
+            identity = try replace(
+                with: bytes, keepingCorruptFileAside: isCorrupt, sequence: commit.sequence, recycling: commit.recycle(as:),
+                beforeRename: commit.keep)
         } catch {
             commit.abandon()
             throw error

@@ -140,6 +140,17 @@ enum SystemCalls {
         if result != 0 { throw currentErrno() }
     }
 
+    /// Moves a name out of an open directory to `destination`, failing with `EEXIST` rather
+    /// than replacing a file there (`renameat2` with `RENAME_NOREPLACE`).
+    static func move(_ name: String, in directory: FileDescriptor, to destination: FilePath) throws(Errno) {
+        let result = name.withCString { name in
+            destination.withPlatformString { destination in
+                glibcRenameAt2(directory.rawValue, name, AT_FDCWD, destination, renameNoReplace)
+            }
+        }
+        if result != 0 { throw currentErrno() }
+    }
+
     /// Removes a name from an open directory (`unlinkat`).
     static func unlink(_ name: String, in directory: FileDescriptor) throws(Errno) {
         if name.withCString({ Glibc.unlinkat(directory.rawValue, $0, 0) }) != 0 { throw currentErrno() }
@@ -681,6 +692,17 @@ extension SystemCalls {
 /// convention passes as C does.
 @_silgen_name("sched_getcpu")
 private func glibcSchedGetCPU() -> CInt
+
+/// `int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+/// unsigned int flags)`, which the Glibc module hides behind `_GNU_SOURCE`.
+@_silgen_name("renameat2")
+private func glibcRenameAt2(
+    _ sourceDirectory: CInt, _ source: UnsafePointer<CChar>, _ destinationDirectory: CInt, _ destination: UnsafePointer<CChar>,
+    _ flags: CUnsignedInt
+) -> CInt
+
+/// `RENAME_NOREPLACE` from `<linux/fs.h>`.
+private let renameNoReplace: CUnsignedInt = 1
 
 // glibc's extended-attribute calls (`<sys/xattr.h>`), which the Glibc module does not
 // import. Declared by symbol, as `sched_getcpu` above: they take C ints, pointers and sizes
