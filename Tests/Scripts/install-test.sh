@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Installs swift-preferences into a temporary prefix with Tests/Scripts/install.sh and checks
+# what a user gets: the installed defaults works against a private preferences home, man
+# renders its page (NAME, every verb, examples), the completions are there and the bash one
+# parses, installing again changes nothing, and uninstalling leaves no installed file behind.
+#
+#   bash Tests/Scripts/install-test.sh [--scratch-path DIR]   (passed on to install.sh)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+fail() {
+    echo "install-test: FAIL: $*" >&2
+    exit 1
+}
+
+command -v man >/dev/null || fail "man is not installed (bash Tests/Scripts/install-dependencies.sh installs man-db)"
+
+work=$(mktemp -d)
+trap 'rm -rf -- "$work"' EXIT
+prefix=$work/prefix
+mkdir -- "$prefix"
+# Something of someone else's in the prefix, which neither install nor uninstall may touch.
+mkdir -p -- "$prefix/bin"
+echo "not ours" >"$prefix/bin/other-tool"
+
+bash Tests/Scripts/install.sh --prefix "$prefix" "$@" >"$work/install.log" 2>&1 || {
+    cat "$work/install.log" >&2
+    fail "install.sh --prefix $prefix failed"
+}
+manifest=$prefix/share/swift-preferences/install-manifest
+[[ -s $manifest ]] || fail "no install manifest at $manifest"
+
+# The executables.
+for executable in defaults preferences-greeter preferences-demo preferences-config-example preferences-keygen; do
+    [[ -x $prefix/bin/$executable ]] || fail "$prefix/bin/$executable is not installed or not executable"
+done
+
+# The installed defaults, against a private preferences home.
+home=$work/home
+mkdir -- "$home"
+run_defaults() {
+    env -i PATH=/usr/bin:/bin HOME="$home" PREFERENCES_HOME="$home/preferences" "$prefix/bin/defaults" "$@"
+}
+run_defaults write com.example.installed Greeting -string hello || fail "installed defaults write failed"
+value=$(run_defaults read com.example.installed Greeting) || fail "installed defaults read failed"
+[[ $value == hello ]] || fail "installed defaults read printed '$value', not 'hello'"
+[[ -f $home/preferences/com.example.installed.plist ]] || fail "the write did not land in the private PREFERENCES_HOME"
+
+# The units and catalog; the unit starts the greeter in this prefix.
+unit=$prefix/lib/systemd/user/preferences-greeter.service
+[[ -s $unit ]] || fail "$unit is not installed"
+grep -qx "ExecStart=$prefix/bin/preferences-greeter" "$unit" || fail "$unit does not start $prefix/bin/preferences-greeter"
+[[ -s $prefix/lib/systemd/catalog/swift-preferences.catalog ]] || fail "the journald catalog is not installed"
+
+# The man page: man renders it, with its NAME section, every verb and their examples.
+page=$prefix/share/man/man1/defaults.1
+[[ -s $page ]] || fail "$page is not installed"
+rendered=$(MANWIDTH=100 man -l "$page" 2>"$work/man.err") || { cat "$work/man.err" >&2; fail "man -l $page failed"; }
+[[ ! -s $work/man.err ]] || fail "man -l $page warned: $(cat "$work/man.err")"
+grep -q '^NAME' <<<"$rendered" || fail "man -l $page shows no NAME section"
+# The dash between name and description is an em dash, or -- in the C locale.
+grep -Eq '^ +defaults (-|--|—) Read, write' <<<"$rendered" || fail "the NAME section does not name defaults"
+verbs=$(run_defaults --help | sed -n '/^SUBCOMMANDS:/,/^$/p' | sed -En 's/^  ([a-z][a-z-]*) .*/\1/p')
+[[ $(wc -w <<<"$verbs") -ge 16 ]] || fail "defaults --help listed only: $verbs"
+for verb in $verbs; do
+    grep -Eq "^ +defaults $verb( |\$)" <<<"$rendered" || fail "the man page shows no example of the verb $verb"
+done
+grep -q 'Examples:' <<<"$rendered" || fail "the man page has no Examples"
+
+# The completions.
+for file in share/bash-completion/completions/defaults share/zsh/site-functions/_defaults share/fish/vendor_completions.d/defaults.fish; do
+    [[ -s $prefix/$file ]] || fail "$prefix/$file is missing or empty"
+done
+bash -n "$prefix/share/bash-completion/completions/defaults" || fail "the bash completion does not parse"
+
+# Installing again over the same prefix is the same install.
+cp -- "$manifest" "$work/manifest.first"
+bash Tests/Scripts/install.sh --prefix "$prefix" "$@" >"$work/install-again.log" 2>&1 || {
+    cat "$work/install-again.log" >&2
+    fail "a second install.sh --prefix $prefix failed"
+}
+cmp -s "$manifest" "$work/manifest.first" || fail "a second install recorded something else: $(diff "$work/manifest.first" "$manifest")"
+
+# Uninstalling removes every installed file and directory, and only those.
+bash Tests/Scripts/install.sh --prefix "$prefix" --uninstall >"$work/uninstall.log" 2>&1 || {
+    cat "$work/uninstall.log" >&2
+    fail "install.sh --prefix $prefix --uninstall failed"
+}
+left=$(cd "$prefix" && find . -mindepth 1 | sort)
+[[ $left == $'./bin\n./bin/other-tool' ]] || fail "after uninstalling, the prefix holds: $left"
+[[ $(cat "$prefix/bin/other-tool") == "not ours" ]] || fail "uninstall changed a file it did not install"
+if bash Tests/Scripts/install.sh --prefix "$prefix" --uninstall >/dev/null 2>&1; then
+    fail "a second uninstall succeeded with nothing installed"
+fi
+
+echo "install-test: installed into $prefix, ran defaults and man, uninstalled cleanly"
