@@ -9,12 +9,9 @@ import TestSupport
 struct DefaultsToolJournalTests {
     @Test("defaults write is one entry naming the domain and the key, from the defaults process")
     func writeEntry() throws {
-        let directory = try TemporaryDirectory()
+        let home = try PrivatePreferencesHome()
         let domain = "com.example.journal.tool" + String(UInt32.random(in: 0...UInt32.max))
-        let environment = [
-            "PREFERENCES_HOME": directory.file("preferences").path, "PREFERENCES_SYSTEM_DIR": directory.file("system").path,
-            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-        ]
+        let environment = home.processEnvironment
         let defaults = builtProductsDirectory.appendingPathComponent("defaults").path
         let result = try run(defaults, ["write", domain, "Interval", "-int", "30"], environment: environment)
         #expect(result.status == 0, "\(result.output)")
@@ -22,19 +19,16 @@ struct DefaultsToolJournalTests {
         let entry = try #require(entries.first, "no entry for \(domain)")
         #expect(entry["MESSAGE_ID"] == ["bee61232af8949879dd51df0fa8ceb8a"])
         #expect(entry["PREFERENCES_KEYS"] == ["Interval"])
-        #expect(entry["PREFERENCES_PATH"] == [directory.file("preferences/\(domain).plist").path])
+        #expect(entry["PREFERENCES_PATH"] == ["\(home.userDirectory)/\(domain).plist"])
         #expect(entry["SYSLOG_IDENTIFIER"] == ["defaults"])
     }
 
     @Test("reading an XML plist by path logs no error: it is not a damaged binary domain file")
     func xmlReadIsQuiet() throws {
-        let directory = try TemporaryDirectory()
-        let environment = [
-            "PREFERENCES_HOME": directory.file("preferences").path, "PREFERENCES_SYSTEM_DIR": directory.file("system").path,
-            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-        ]
+        let home = try PrivatePreferencesHome()
+        let environment = home.processEnvironment
         let defaults = builtProductsDirectory.appendingPathComponent("defaults").path
-        let path = directory.file("exported.plist").path
+        let path = home.directory.file("exported.plist").path
         let xml = """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict><key>a</key><integer>1</integer></dict></plist>

@@ -11,28 +11,24 @@ import TestSupport
 struct SchemaJournalTests {
     /// A store of a fresh domain whose schema declares Volume (integer, 0...100, default 50,
     /// once called SoundLevel), with `stored` planted in its file first.
-    func makeStore(in directory: borrowing TemporaryDirectory, stored: [String: PropertyListValue]) throws -> (PreferenceStore, String, String) {
+    func makeStore(in home: PrivatePreferencesHome, stored: [String: PropertyListValue]) throws -> (PreferenceStore, String, String) {
         let domain = "com.example.schema-journal." + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let schemas = directory.file("schemas").path
+        let schemas = home.schemaDirectory
         try FileManager.default.createDirectory(atPath: schemas, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let schema = "\(schemas)/\(domain).plist"
         let keys: PropertyListValue = ["Keys": ["Volume": ["Type": "integer", "Default": 50, "Minimum": 0, "Maximum": 100, "RenamedFrom": "SoundLevel"]]]
         try Data(XMLPropertyListEncoder().encode(keys)).write(to: URL(fileURLWithPath: schema))
         chmod(schema, 0o644)
-        let preferences = directory.file("preferences").path
+        let preferences = home.userDirectory
         try FileManager.default.createDirectory(atPath: preferences, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try Data(BinaryPropertyListEncoder().encode(.dictionary(stored))).write(to: URL(fileURLWithPath: "\(preferences)/\(domain).plist"))
-        let environment = [
-            "PREFERENCES_HOME": preferences, "PREFERENCES_SYSTEM_DIR": directory.file("system").path,
-            "PREFERENCES_SCHEMA_PATH": schemas,
-        ]
-        return (try PreferenceStore(domain: domain, configuration: .init(environment: environment, arguments: ["test"])), domain, schema)
+        return (try PreferenceStore(domain: domain, configuration: .init(environment: home.environment, arguments: ["test"])), domain, schema)
     }
 
     @Test("a refused set is a warning with the key, the value, the rule and the schema")
     func refusedSet() throws {
-        let directory = try TemporaryDirectory()
-        let (store, domain, schema) = try makeStore(in: directory, stored: [:])
+        let home = try PrivatePreferencesHome()
+        let (store, domain, schema) = try makeStore(in: home, stored: [:])
         store.set(500, forKey: "Volume")
         #expect(store.integer(forKey: "Volume") == 50)
         let entries = try JournalReader.entries(where: "PREFERENCES_DOMAIN", is: domain, count: 1)
@@ -46,8 +42,8 @@ struct SchemaJournalTests {
 
     @Test("a bad stored value is one warning naming the file; a migration is one info entry")
     func storedValueAndMigration() throws {
-        let directory = try TemporaryDirectory()
-        let (store, domain, schema) = try makeStore(in: directory, stored: ["SoundLevel": "loud"])
+        let home = try PrivatePreferencesHome()
+        let (store, domain, schema) = try makeStore(in: home, stored: ["SoundLevel": "loud"])
         // The old name's value moves to Volume, where it breaks the rule: read as the default.
         #expect(store.integer(forKey: "Volume") == 50)
         let entries = try JournalReader.entries(where: "PREFERENCES_DOMAIN", is: domain, count: 3)

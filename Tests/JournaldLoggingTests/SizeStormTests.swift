@@ -8,11 +8,6 @@ import TestSupport
     "A storm of size-limit entries",
     .enabled(if: JournalReader.hasTestJournal, "needs the journald Tests/Scripts/with-journald.sh starts"))
 struct SizeStormTests {
-    /// The environment that gives the worker a private preferences directory.
-    func environment(_ directory: borrowing TemporaryDirectory) -> [String: String] {
-        ["PREFERENCES_HOME": directory.file("preferences").path, "PREFERENCES_SYSTEM_DIR": directory.file("system").path]
-    }
-
     /// The worker's process ID, from the line it prints first.
     func processID(in output: String) -> String? {
         output.split(separator: "\n").first { $0.hasPrefix("pid ") }.map { String($0.dropFirst(4)) }
@@ -28,9 +23,9 @@ struct SizeStormTests {
 
     @Test("10,000 refusals in 10 s give at most 10 entries and one summary, logged when the window ends")
     func stormInJournal() throws {
-        let directory = try TemporaryDirectory()
+        let home = try PrivatePreferencesHome()
         let domain = "com.example.storm." + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let result = try run(workerPath, ["size-storm", domain, "10000"], environment: ProcessInfo.processInfo.environment.merging(environment(directory)) { $1 })
+        let result = try run(workerPath, ["size-storm", domain, "10000"], environment: ProcessInfo.processInfo.environment.merging(home.environment) { $1 })
         expectWorkerOutcome(result)
         let pid = try #require(processID(in: result.output), "\(result.output)")
         // The worker waited for the window to end before exiting, and logs nothing else.
@@ -49,18 +44,18 @@ struct SizeStormTests {
     @Test("with no journald (missing socket, stale socket) the storm still works and stderr gets the entries",
           arguments: ["missing", "stale"])
     func stormWithoutJournal(socket: String) throws {
-        let directory = try TemporaryDirectory()
+        let home = try PrivatePreferencesHome()
         let domain = "com.example.storm." + socket
         let setUp = socket == "missing" ? "test ! -e /run/systemd/journal/socket" : staleSocketSetUp
         let result = try runWorkerWithoutJournal(
-            setUp: setUp, arguments: ["size-storm", domain, "10000"], environment: environment(directory))
+            setUp: setUp, arguments: ["size-storm", domain, "10000"], environment: home.environment)
         expectWorkerOutcome(result)
         let lines = result.output.split(separator: "\n")
         #expect(lines.filter { $0.contains("over its soft limit") }.count == 1, "\(result.output)")
         #expect(lines.filter { $0.contains("was not set") }.count == 10, "\(result.output)")
         #expect(lines.filter { $0.contains("suppressed 9991 more entries") }.count == 1, "\(result.output)")
         // The sets that were not refused reached the disk, journal or not.
-        let file = directory.file("preferences/\(domain).plist").path
+        let file = "\(home.userDirectory)/\(domain).plist"
         #expect(FileManager.default.fileExists(atPath: file))
     }
 }

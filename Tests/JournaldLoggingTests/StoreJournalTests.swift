@@ -8,21 +8,20 @@ import TestSupport
     "The store's journal entries",
     .enabled(if: JournalReader.hasTestJournal, "needs the journald Tests/Scripts/with-journald.sh starts"))
 struct StoreJournalTests {
-    /// A store in a private directory, for a domain no other test uses.
-    func makeStore(in directory: borrowing TemporaryDirectory) throws -> (PreferenceStore, String) {
+    /// A store in a private preferences home, for a domain no other test uses.
+    func makeStore(in home: PrivatePreferencesHome) throws -> (PreferenceStore, String) {
         let domain = "com.example.journal." + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let environment = ["PREFERENCES_HOME": directory.file("preferences").path, "PREFERENCES_SYSTEM_DIR": directory.file("system").path]
-        return (try PreferenceStore(domain: domain, configuration: .init(environment: environment, arguments: ["test"])), domain)
+        return (try PreferenceStore(domain: domain, configuration: .init(environment: home.environment, arguments: ["test"])), domain)
     }
 
     @Test("a flush is one entry with the domain, the changed keys, the size and the path")
     func flushEntry() throws {
-        let directory = try TemporaryDirectory()
-        let (store, domain) = try makeStore(in: directory)
+        let home = try PrivatePreferencesHome()
+        let (store, domain) = try makeStore(in: home)
         store.set("Ada", forKey: "name")
         store.set(42, forKey: "count")
         try store.flush()
-        let path = directory.file("preferences/\(domain).plist").path
+        let path = "\(home.userDirectory)/\(domain).plist"
         // The background flush may have written the first set on its own: one entry per
         // write, so the keys may be spread over two entries.
         var entries = try JournalReader.entries(where: "PREFERENCES_DOMAIN", is: domain, count: 1)
@@ -45,23 +44,22 @@ struct StoreJournalTests {
 
     @Test("a corrupt domain file read from a generation gives one warning entry naming both files")
     func recoveredEntry() throws {
-        let directory = try TemporaryDirectory()
+        let home = try PrivatePreferencesHome()
         let domain = "com.example.journal.recovered" + String(UInt32.random(in: 0...UInt32.max))
-        let folder = directory.file("preferences").path
-        let environment = ["PREFERENCES_HOME": folder, "PREFERENCES_SYSTEM_DIR": directory.file("system").path]
+        let folder = home.userDirectory
+        let environment = home.environment
         // Two versions written by a child (this process never opens the domain, so only the
         // reading child logs): generation 1 holds the first, {k0 = 0}.
-        let worker = builtProductsDirectory.appendingPathComponent("PreferencesWorker").path
         let childEnvironment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        #expect(try run(worker, ["set-keys", domain, "k", "2"], environment: childEnvironment).status == 0)
+        #expect(try run(workerPath, ["set-keys", domain, "k", "2"], environment: childEnvironment).status == 0)
         let path = folder + "/\(domain).plist"
         let generationPath = folder + "/.\(domain).plist.history/1.plist"
         // The damage is found on the first read, by a new process.
         try Data("bplist00 damaged beyond repair".utf8).write(to: URL(fileURLWithPath: path))
-        let read = try run(worker, ["read", domain, "k1"], environment: childEnvironment)
+        let read = try run(workerPath, ["read", domain, "k1"], environment: childEnvironment)
         // k1 came with the damaged version: generation 1 does not hold it.
         #expect(read.output.hasPrefix("(nil)"), "\(read.output)")
-        #expect(try run(worker, ["read", domain, "k0"], environment: childEnvironment).output.hasPrefix("0"))
+        #expect(try run(workerPath, ["read", domain, "k0"], environment: childEnvironment).output.hasPrefix("0"))
         let entries = try JournalReader.entries(where: "MESSAGE_ID", is: "f4c976933db047279d2a1790a5f4558a", count: 1)
             .filter { $0["PREFERENCES_PATH"] == [path] }
         let entry = try #require(entries.last, "no recovered entry for \(path)")
@@ -76,15 +74,14 @@ struct StoreJournalTests {
 
     @Test("a corrupt domain file gives an error entry naming the file")
     func corruptFileEntry() throws {
-        let directory = try TemporaryDirectory()
+        let home = try PrivatePreferencesHome()
         let domain = "com.example.journal.corrupt" + String(UInt32.random(in: 0...UInt32.max))
-        let folder = directory.file("preferences").path
+        let folder = home.userDirectory
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let path = folder + "/\(domain).plist"
         try Data("bplist00 damaged beyond repair".utf8).write(to: URL(fileURLWithPath: path))
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-        let environment = ["PREFERENCES_HOME": folder, "PREFERENCES_SYSTEM_DIR": directory.file("system").path]
-        let store = try PreferenceStore(domain: domain, configuration: .init(environment: environment, arguments: ["test"]))
+        let store = try PreferenceStore(domain: domain, configuration: .init(environment: home.environment, arguments: ["test"]))
         #expect(store.fileProblems.first?.code == .corrupt)
         let entries = try JournalReader.entries(where: "PREFERENCES_PATH", is: path, count: 1)
         let entry = try #require(entries.last, "no entry for \(path)")
@@ -96,8 +93,8 @@ struct StoreJournalTests {
 
     @Test("journalctl -x shows the catalog's explanation, with the entry's fields filled in")
     func catalogExplainsEntry() throws {
-        let directory = try TemporaryDirectory()
-        let (store, domain) = try makeStore(in: directory)
+        let home = try PrivatePreferencesHome()
+        let (store, domain) = try makeStore(in: home)
         store.set("explained", forKey: "k")
         try store.flush()
         _ = try #require(try JournalReader.entries(where: "PREFERENCES_DOMAIN", is: domain, count: 1).first, "no entry for \(domain)")
@@ -131,12 +128,11 @@ struct StoreJournalTests {
 struct SizeLimitJournalTests {
     @Test("a soft-limit warning and a refused set are logged; a storm of refusals gives at most 10 entries")
     func sizeEntries() throws {
-        let directory = try TemporaryDirectory()
+        let home = try PrivatePreferencesHome()
         let domain = "com.example.journal.size" + String(UInt32.random(in: 0...UInt32.max))
-        let environment = ["PREFERENCES_HOME": directory.file("preferences").path, "PREFERENCES_SYSTEM_DIR": directory.file("system").path]
         let store = try PreferenceStore(
             domain: domain,
-            configuration: .init(environment: environment, arguments: ["test"], sizeLimit: 5_000, softSizeLimit: 1_000))
+            configuration: .init(environment: home.environment, arguments: ["test"], sizeLimit: 5_000, softSizeLimit: 1_000))
         store.set(Data(count: 2_000), forKey: "big")
         for round in 0..<50 {
             store.set(Data(count: 10_000), forKey: "huge\(round)")

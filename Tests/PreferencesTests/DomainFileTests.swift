@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import Preferences
 

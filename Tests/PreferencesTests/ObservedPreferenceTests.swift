@@ -3,6 +3,7 @@ import Observation
 @testable import Preferences
 import Synchronization
 import Testing
+import TestSupport
 
 /// `ObservedPreference`: an Observable property following one key both ways.
 @Suite("Observation bindings")

@@ -146,7 +146,7 @@ struct CrashConsistencyTests {
             if !fixture.temporaryFiles.isEmpty { killedMidCommit += 1 }
         }
         #expect(restores > 0, "the worker never restored: the kills came too early")
-        let history = try FileManager.default.contentsOfDirectory(atPath: fixture.home + "/.\(domain).plist.history")
+        let history = try FileManager.default.contentsOfDirectory(atPath: fixture.userDirectory + "/.\(domain).plist.history")
         figure(
             "random SIGKILLs during restores",
             "\(iterations) kills after \(restores) completed undos: every file one whole version, \(killedMidCommit) kills left a temporary file, \(history.count) generations kept at the end")

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 @testable import Preferences
 import Testing
+import TestSupport
 
 /// Real I/O faults, from a private mount namespace (`unshare -rm`): a full tmpfs and a
 /// read-only bind mount. Nothing is mounted outside the namespace, and it ends with the worker.
@@ -13,7 +14,7 @@ struct IOFaultTests {
         let unshare = try #require(installedProgram("unshare"), "util-linux unshare is needed: run Tests/Scripts/install-dependencies.sh")
         let script = "\(setup) && shift && exec \"$@\""
         let worker = try Worker(
-            ["-rm", "sh", "-c", script, "sh", fixture.home, workerPath] + arguments, environment: fixture.environment, executable: unshare)
+            ["-rm", "sh", "-c", script, "sh", fixture.userDirectory, workerPath] + arguments, environment: fixture.environment, executable: unshare)
         let status = worker.wait()
         let output = worker.remainingOutput
         let errors = worker.errors
@@ -25,7 +26,7 @@ struct IOFaultTests {
     func diskFull() throws {
         let fixture = try ReliabilityFixture()
         let (lines, errors) = try inNamespace(
-            fixture, setup: "mount -t tmpfs -o size=128k,mode=0700 tmpfs \"$1\"", ["enospc", "com.example.full", fixture.home])
+            fixture, setup: "mount -t tmpfs -o size=128k,mode=0700 tmpfs \"$1\"", ["enospc", "com.example.full", fixture.userDirectory])
         let text = lines.joined(separator: "\n")
         #expect(lines.contains { $0.hasPrefix("flush 1 failed io errno \(ENOSPC)") }, "\(text)")
         #expect(lines.contains { $0.hasPrefix("flush 2 failed io errno \(ENOSPC)") }, "\(text)")
@@ -47,7 +48,7 @@ struct IOFaultTests {
         try store.flush()
         let (lines, errors) = try inNamespace(
             fixture, setup: "mount --bind \"$1\" \"$1\" && mount -o remount,bind,ro \"$1\"",
-            ["read-only", "com.example.ro", fixture.home, "50"])
+            ["read-only", "com.example.ro", fixture.userDirectory, "50"])
         let text = lines.joined(separator: "\n")
         #expect(lines.contains("read on disk"), "\(text)")
         #expect(lines.contains("outcome io errno \(EROFS): 50"), "\(text)")

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 @testable import Preferences
 import Testing
+import TestSupport
 
 /// The security list. Symbolic links, FIFOs and unsafe domain files are covered by
 /// PreferencesTests (UntrustedFileTests, DomainFileTests); RELIABILITY.md maps each item.
@@ -34,19 +35,19 @@ struct SecurityTests {
         try store.flush()
         let before = FileManager.default.contents(atPath: fixture.path("com.example.directory"))
         switch kind {
-        case "other owner": #expect(chown(fixture.home, 65534, 65534) == 0)
-        case "group-writable": #expect(chmod(fixture.home, 0o770) == 0)
-        default: #expect(chmod(fixture.home, 0o707) == 0)
+        case "other owner": #expect(chown(fixture.userDirectory, 65534, 65534) == 0)
+        case "group-writable": #expect(chmod(fixture.userDirectory, 0o770) == 0)
+        default: #expect(chmod(fixture.userDirectory, 0o707) == 0)
         }
         store.set("after", forKey: "k")
         let error = #expect(throws: PreferencesError.self) { try store.flush() }
         #expect(error?.code == (kind == "other owner" ? .wrongOwner : .insecurePermissions), "\(String(describing: error))")
-        #expect(error?.path == fixture.home)
+        #expect(error?.path == fixture.userDirectory)
         #expect(error?.description.contains("preferences directory") == true)
         #expect(FileManager.default.contents(atPath: fixture.path("com.example.directory")) == before)
         #expect(store.string(forKey: "k") == "after", "the change stays pending")
         // Made safe again, the kept change is written.
-        #expect(chown(fixture.home, getuid(), getgid()) == 0 && chmod(fixture.home, 0o700) == 0)
+        #expect(chown(fixture.userDirectory, getuid(), getgid()) == 0 && chmod(fixture.userDirectory, 0o700) == 0)
         try store.flush()
         #expect(try fixture.onDisk("com.example.directory") == ["k": "after"])
     }
@@ -57,7 +58,7 @@ struct SecurityTests {
         let store = try fixture.store("com.example.sticky")
         store.set("before", forKey: "k")
         try store.flush()
-        #expect(chmod(fixture.home, 0o1777) == 0)
+        #expect(chmod(fixture.userDirectory, 0o1777) == 0)
         store.set("after", forKey: "k")
         try store.flush()
         #expect(try fixture.onDisk("com.example.sticky") == ["k": "after"])

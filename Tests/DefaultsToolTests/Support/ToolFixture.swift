@@ -2,33 +2,15 @@ import Foundation
 import PropertyList
 import TestSupport
 
-/// A private preferences directory, system directory and home for one test, and the
-/// built `defaults` tool run against them as a separate process.
-final class ToolFixture {
-    let directory: TemporaryDirectory
-    let userDirectory: String
-    let systemDirectory: String
-    let homeDirectory: String
-    /// The only schema directory the tool searches (`PREFERENCES_SCHEMA_PATH`).
-    let schemaDirectory: String
-
-    init() throws {
-        directory = try TemporaryDirectory()
-        userDirectory = directory.file("preferences").path
-        systemDirectory = directory.file("system").path
-        homeDirectory = directory.file("home").path
-        schemaDirectory = directory.file("schemas").path
-        try FileManager.default.createDirectory(atPath: homeDirectory, withIntermediateDirectories: true)
-    }
-
+/// A private preferences home (``PrivatePreferencesHome``) for one test, and the built
+/// `defaults` tool run against it as a separate process.
+final class ToolFixture: PrivatePreferencesHome {
     /// The environment every run gets: this fixture's directories, a PATH, no journald
     /// socket override (the tool logs to journald only when one is reachable).
-    var environment: [String: String] {
-        [
-            "PREFERENCES_HOME": userDirectory, "PREFERENCES_SYSTEM_DIR": systemDirectory, "HOME": homeDirectory,
-            "PREFERENCES_SCHEMA_PATH": schemaDirectory,
-            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-        ]
+    override var environment: [String: String] {
+        var environment = super.environment
+        environment["PATH"] = Self.searchPath
+        return environment
     }
 
     /// What one run of the tool did.

@@ -1,9 +1,6 @@
 import Foundation
 import TestSupport
 
-/// The PreferencesWorker test program, built next to the test bundle.
-let workerPath = builtProductsDirectory.appendingPathComponent("PreferencesWorker").path
-
 /// Runs `PreferencesWorker log MODE MESSAGE PAIRS...` in a private mount namespace whose
 /// /run is a fresh tmpfs, after `setUp` (shell commands) has prepared it, and returns its
 /// status and output (standard output and error together; the worker prints nothing else).

@@ -3,27 +3,15 @@ import Preferences
 import PreferencesConfiguration
 import TestSupport
 
-/// A private preferences home and system directory for one test, with stores and providers
-/// confined to it and the real `defaults` tool and `PreferencesWorker` run against it as
-/// separate processes.
-final class ProviderFixture {
-    let directory: TemporaryDirectory
-    let userDirectory: String
-    let systemDirectory: String
-
-    init() throws {
-        directory = try TemporaryDirectory()
-        userDirectory = directory.file("preferences").path
-        systemDirectory = directory.file("system").path
-    }
-
-    /// What every store and child process gets: only this fixture's directories.
-    var environment: [String: String] {
-        [
-            "PREFERENCES_HOME": userDirectory, "PREFERENCES_SYSTEM_DIR": systemDirectory,
-            "HOME": directory.file("home").path,
-            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-        ]
+/// A private preferences home (``PrivatePreferencesHome``) for one test, with stores and
+/// providers confined to it and the real `defaults` tool and `PreferencesWorker` run against
+/// it as separate processes.
+final class ProviderFixture: PrivatePreferencesHome {
+    /// What every store and child process gets: only this fixture's directories, and a PATH.
+    override var environment: [String: String] {
+        var environment = super.environment
+        environment["PATH"] = Self.searchPath
+        return environment
     }
 
     /// Store configuration for this fixture; no launch arguments, so the test runner's own

@@ -1,31 +1,29 @@
 import Foundation
 import Glibc
 @testable import Preferences
+import TestSupport
 
 /// A fresh temporary directory holding one domain file, removed when the test is done.
 ///
 /// Every test gets its own, so tests run in parallel without sharing files, and the
 /// directory's contents can be listed to prove that no temporary or corrupt file was left.
 struct DomainFileFixture: ~Copyable {
-    /// The temporary directory.
-    let directory: String
+    /// The temporary directory, removed with the fixture.
+    private let temporaryDirectory: TemporaryDirectory
     /// The domain file under test, `com.example.plist` in ``directory``.
     let file: DomainFile
 
     /// Creates the directory; `subdirectory` puts the domain file further down, not yet
     /// created, to test directory creation.
     init(subdirectory: String? = nil) throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("swift-preferences-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        self.directory = directory
+        temporaryDirectory = try TemporaryDirectory()
+        let directory = temporaryDirectory.url.path
         let fileDirectory = subdirectory.map { directory + "/" + $0 } ?? directory
         file = DomainFile(directory: fileDirectory, fileName: "com.example.plist")
     }
 
-    deinit {
-        try? FileManager.default.removeItem(atPath: directory)
-    }
+    /// The temporary directory.
+    var directory: String { temporaryDirectory.url.path }
 
     /// The names in the domain file's directory, sorted; empty if it does not exist. The
     /// staging directory's own name is left out (it stays once made), and anything in it is

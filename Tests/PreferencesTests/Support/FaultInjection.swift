@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// Why a fault could not be injected.
 struct FaultInjectionUnavailable: Error, CustomStringConvertible {

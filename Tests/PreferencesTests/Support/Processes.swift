@@ -1,11 +1,5 @@
 import Foundation
 
-/// The full path of a program on `PATH`, if it is installed.
-func installedProgram(_ name: String) -> String? {
-    let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-    return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-}
-
 /// Reads one line (without its newline) from a pipe, blocking until it arrives; nil at end of
 /// file.
 func readLine(from handle: FileHandle) -> String? {

@@ -2,34 +2,16 @@ import Foundation
 @testable import Preferences
 import TestSupport
 
-/// A private `PREFERENCES_HOME`, system directory and home for one test, and stores that
-/// use them.
-final class StoreFixture {
-    let directory: TemporaryDirectory
-    let userDirectory: String
-    let systemDirectory: String
-    let homeDirectory: String
-    /// The only schema directory the fixture's stores search (`PREFERENCES_SCHEMA_PATH`).
-    let schemaDirectory: String
+/// A private preferences home (``PrivatePreferencesHome``) for one test, and stores that
+/// use it.
+final class StoreFixture: PrivatePreferencesHome {
     var arguments: [String] = ["test"]
     /// The session runtime directory the fixture's stores and workers use for commit
     /// counters; nil: the test process's own (or none, and counters sit beside the files).
     var runtimeDirectory: String?
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        userDirectory = directory.file("preferences").path
-        systemDirectory = directory.file("system").path
-        homeDirectory = directory.file("home").path
-        schemaDirectory = directory.file("schemas").path
-        try FileManager.default.createDirectory(atPath: homeDirectory, withIntermediateDirectories: true)
-    }
-
-    var environment: [String: String] {
-        var environment = [
-            "PREFERENCES_HOME": userDirectory, "PREFERENCES_SYSTEM_DIR": systemDirectory, "HOME": homeDirectory,
-            "PREFERENCES_SCHEMA_PATH": schemaDirectory,
-        ]
+    override var environment: [String: String] {
+        var environment = super.environment
         environment["XDG_RUNTIME_DIR"] = runtimeDirectory ?? ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"]
         return environment
     }
@@ -47,13 +29,6 @@ final class StoreFixture {
 
     func store(_ domain: String = "com.example.test") throws -> PreferenceStore {
         try PreferenceStore(domain: domain, configuration: configuration)
-    }
-
-    /// The environment for a worker process: this fixture's directories and a PATH.
-    var processEnvironment: [String: String] {
-        var environment = self.environment
-        environment["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return environment
     }
 
     // MARK: Planting files
@@ -100,6 +75,3 @@ final class StoreFixture {
         return try BinaryPropertyListDecoder().decode(data).dictionaryValue
     }
 }
-
-/// The worker executable built beside the tests.
-let workerPath = builtProductsDirectory.appendingPathComponent("PreferencesWorker").path

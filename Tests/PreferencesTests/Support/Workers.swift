@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Starts `count` worker processes with `arguments(index)` and waits for all of them.
 func runWorkers(_ count: Int, fixture: StoreFixture, _ arguments: (Int) -> [String]) throws {

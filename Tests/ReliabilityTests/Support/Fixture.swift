@@ -3,42 +3,39 @@ import Glibc
 @testable import Preferences
 import TestSupport
 
-/// A private preferences directory for one test, the worker processes that write it, and
-/// what is on disk.
-final class ReliabilityFixture {
-    let directory: TemporaryDirectory
-    /// `PREFERENCES_HOME` for this test.
-    let home: String
+/// A private preferences home (``PrivatePreferencesHome``) for one test, the worker
+/// processes that write it, and what is on disk.
+final class ReliabilityFixture: PrivatePreferencesHome {
     private let inMemory: Bool
 
     deinit {
-        if inMemory { try? FileManager.default.removeItem(atPath: home) }
+        if inMemory { try? FileManager.default.removeItem(atPath: userDirectory) }
     }
 
+    /// Creates the fixture and its preferences directory (mode 0700).
+    ///
     /// - Parameter inMemory: Put the preferences directory on /dev/shm (tmpfs), where
     ///   fsync costs nothing: for stress tests of locking and merging, not of the disk.
     init(inMemory: Bool = false) throws {
-        directory = try TemporaryDirectory()
-        home = inMemory ? "/dev/shm/swift-preferences-\(UUID().uuidString)" : directory.file("preferences").path
         self.inMemory = inMemory
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try super.init(userDirectory: inMemory ? "/dev/shm/swift-preferences-\(UUID().uuidString)" : nil)
+        try FileManager.default.createDirectory(atPath: userDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
-    var environment: [String: String] {
-        [
-            "PREFERENCES_HOME": home, "PREFERENCES_SYSTEM_DIR": directory.file("system").path, "HOME": directory.url.path,
-            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-            // 16 writers flushing back to back on 2 cores, each flush re-encoding up to
-            // 8,000 keys in a debug build: the longest wait measured was 4.2 s (16 × 500,
-            // blocking lock wait; it passed 10 s when the lock was polled). The stress tests
-            // check merging, not the timeout, so they allow a loaded machine far more.
-            "PREFERENCES_WORKER_LOCK_TIMEOUT": "300",
-        ]
+    override var environment: [String: String] {
+        var environment = super.environment
+        environment["PATH"] = Self.searchPath
+        // 16 writers flushing back to back on 2 cores, each flush re-encoding up to
+        // 8,000 keys in a debug build: the longest wait measured was 4.2 s (16 × 500,
+        // blocking lock wait; it passed 10 s when the lock was polled). The stress tests
+        // check merging, not the timeout, so they allow a loaded machine far more.
+        environment["PREFERENCES_WORKER_LOCK_TIMEOUT"] = "300"
+        return environment
     }
 
-    func path(_ domain: String) -> String { "\(home)/\(domain).plist" }
+    func path(_ domain: String) -> String { "\(userDirectory)/\(domain).plist" }
 
-    func file(_ domain: String) -> DomainFile { DomainFile(directory: home, fileName: "\(domain).plist") }
+    func file(_ domain: String) -> DomainFile { DomainFile(directory: userDirectory, fileName: "\(domain).plist") }
 
     func store(_ domain: String, lockTimeout: Duration = .seconds(10)) throws -> PreferenceStore {
         try PreferenceStore(
@@ -54,7 +51,7 @@ final class ReliabilityFixture {
     /// Names of temporary files in the directory and in its staging directory, where
     /// writers make them.
     var temporaryFiles: [String] {
-        [home, home + "/.swift-preferences-staging"].flatMap { directory in
+        [userDirectory, userDirectory + "/.swift-preferences-staging"].flatMap { directory in
             ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.contains(".tmp-") }
         }
     }
@@ -127,17 +124,8 @@ final class Worker {
     }
 }
 
-/// The worker executable built beside the tests.
-let workerPath = builtProductsDirectory.appendingPathComponent("PreferencesWorker").path
-
 /// Whether the long (soak) versions run: `RELIABILITY_SOAK=1`, set by Tests/Scripts/soak.sh.
 let isSoak = ProcessInfo.processInfo.environment["RELIABILITY_SOAK"] == "1"
-
-/// The full path of a program on `PATH`, if it is installed.
-func installedProgram(_ name: String) -> String? {
-    let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-    return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-}
 
 /// Prints a measured figure in a form RELIABILITY.md quotes: `FIGURE name: value`.
 func figure(_ name: String, _ value: String) {

@@ -1,0 +1,63 @@
+import Foundation
+
+/// A private preferences home for one test: a fresh temporary directory holding the user
+/// preferences directory, the system directory, a home directory and a schema directory,
+/// and the environment that points a store or a child process at them.
+///
+/// A store or program given ``environment`` in place of the test process's own reads and
+/// writes only inside ``directory``: tests run in parallel, and as any user, without
+/// touching the real `~/.config/preferences`, `/etc/preferences` or an installed schema.
+/// Everything is removed when the fixture goes away.
+///
+/// Each test target subclasses it with what its tests do there (stores, providers, the
+/// `defaults` tool, planting files); the directories and their environment are the same in
+/// all of them.
+open class PrivatePreferencesHome {
+    /// The temporary directory everything lives in.
+    public let directory: TemporaryDirectory
+    /// The user preferences directory, `PREFERENCES_HOME`: `preferences` in ``directory``
+    /// unless given, and not created, so a store makes it as on first use.
+    public let userDirectory: String
+    /// The system directory, `PREFERENCES_SYSTEM_DIR`: `system` in ``directory``, not created.
+    public let systemDirectory: String
+    /// `HOME`: `home` in ``directory``, created empty, so nothing falls back to the user's
+    /// real home (the `defaults` tool's paths, `~` in stored URLs).
+    public let homeDirectory: String
+    /// The only schema directory searched, `PREFERENCES_SCHEMA_PATH`: `schemas` in
+    /// ``directory``, not created, so no schema installed on the machine applies.
+    public let schemaDirectory: String
+
+    /// Creates the temporary directory and the home directory in it.
+    ///
+    /// - Parameter userDirectory: A `PREFERENCES_HOME` elsewhere (on tmpfs, say); the
+    ///   caller creates and removes it.
+    public init(userDirectory: String? = nil) throws {
+        directory = try TemporaryDirectory()
+        self.userDirectory = userDirectory ?? directory.file("preferences").path
+        systemDirectory = directory.file("system").path
+        homeDirectory = directory.file("home").path
+        schemaDirectory = directory.file("schemas").path
+        try FileManager.default.createDirectory(atPath: homeDirectory, withIntermediateDirectories: true)
+    }
+
+    /// `PREFERENCES_HOME`, `PREFERENCES_SYSTEM_DIR`, `HOME` and `PREFERENCES_SCHEMA_PATH`
+    /// pointing into ``directory``: a store's whole environment. Subclasses add what their
+    /// stores or programs also need.
+    open var environment: [String: String] {
+        [
+            "PREFERENCES_HOME": userDirectory, "PREFERENCES_SYSTEM_DIR": systemDirectory, "HOME": homeDirectory,
+            "PREFERENCES_SCHEMA_PATH": schemaDirectory,
+        ]
+    }
+
+    /// The environment for a child process: ``environment`` and the test process's `PATH`,
+    /// so it can run programs by name.
+    public var processEnvironment: [String: String] {
+        environment.merging(["PATH": Self.searchPath]) { _, path in path }
+    }
+
+    /// The test process's `PATH`, or the usual directories when it has none.
+    public static var searchPath: String {
+        ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    }
+}
