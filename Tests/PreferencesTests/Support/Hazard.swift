@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 @testable import Preferences
 
@@ -50,9 +51,9 @@ enum Hazard: String, CaseIterable, CustomTestStringConvertible {
             try check(symlink(target, path), "symlink")
         case .otherOwner:
             try fixture.plant(["a": 1])
-            // As root (as CI runs) the file really belongs to someone else; otherwise the
-            // same check is reached by trusting only another user.
-            guard geteuid() == 0 else { return FilePolicy(trustedOwners: [geteuid() &+ 1]) }
+            // With CAP_CHOWN (root, as CI runs) the file really belongs to someone else;
+            // otherwise the same check is reached by trusting only another user.
+            guard Privileges.canChangeOwners else { return FilePolicy(trustedOwners: [geteuid() &+ 1]) }
             try check(chown(path, 65534, 65534), "chown")
         case .groupWritable:
             try fixture.plant(["a": 1], mode: 0o664)

@@ -1,0 +1,33 @@
+import Foundation
+import Glibc
+
+/// What the test process may do beyond an ordinary user's rights.
+///
+/// `swift test` must pass for any contributor: a test that needs root, a capability or a
+/// kernel feature checks for it here and is skipped with a reason naming what is missing,
+/// `.enabled(if: Privileges.canChangeOwners, "needs CAP_CHOWN ...")`.
+/// Tests/Scripts/unprivileged-tests.sh runs the library tests as an ordinary user to keep it so.
+public enum Privileges {
+    /// Whether the process has capability number `capability` (a `CAP_*` value from
+    /// linux/capability.h) in its effective set, as /proc/self/status reports it.
+    ///
+    /// The capability, not the user ID, decides: root in a container may lack one, and a
+    /// process that is not root may have been given one.
+    public static func hasCapability(_ capability: Int) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
+            let mask = UInt64(line.dropFirst("CapEff:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
+        return capability < 64 && mask & (1 << UInt64(capability)) != 0
+    }
+
+    /// `CAP_CHOWN`: giving a file to another user, which tests of files and directories owned
+    /// by someone else need (root has it, an ordinary user does not).
+    public static let canChangeOwners = hasCapability(0)
+
+    /// Whether this process may open /dev/fuse, which mounting a FUSE file system (bindfs)
+    /// takes: libfuse opens the device itself and turns to the setuid `fusermount` only when
+    /// the mount call is refused, not the open, so where /dev/fuse is root's alone (mode 0600,
+    /// as some containers make it) an ordinary user cannot mount one at all.
+    public static let canMountFUSE = access("/dev/fuse", R_OK | W_OK) == 0
+}
