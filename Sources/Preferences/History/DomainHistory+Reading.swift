@@ -34,7 +34,7 @@ extension DomainHistory {
     /// against `policy` on its open descriptor, bounded, decoded; nil if it does not exist.
     func readGeneration(_ number: UInt64, policy: FilePolicy) -> StoredVersion? {
         let generation = DomainFile(directory: directoryPath, fileName: Self.fileName(ofGeneration: number))
-        return Self.readVersion(of: generation, role: "generation \(number) of \(file.fileName)", policy: policy)
+        return Self.readVersion(of: generation, role: "generation \(number) of \(file.fileName)", policy: policy, confirmingName: true)
     }
 
     /// Reads the current domain file the same way; nil if it does not exist.
@@ -55,11 +55,11 @@ extension DomainHistory {
     }
 
     /// Reads a version's bytes, record and values; nil if the file does not exist.
-    private static func readVersion(of version: DomainFile, role: String, policy: FilePolicy) -> StoredVersion? {
+    private static func readVersion(of version: DomainFile, role: String, policy: FilePolicy, confirmingName: Bool = false) -> StoredVersion? {
         let observedAt = SystemCalls.wallClockNanoseconds()
         let checked: (bytes: [UInt8], identity: FileIdentity)?
         do throws(PreferencesError) {
-            checked = try version.readCheckedBytes(policy: policy, role: role)
+            checked = try version.readCheckedBytes(policy: policy, role: role, confirmingName: confirmingName)
         } catch {
             return StoredVersion(path: version.path, contents: .failure(error), identity: version.identity(), record: nil)
         }

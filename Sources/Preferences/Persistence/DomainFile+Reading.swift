@@ -47,23 +47,29 @@ extension DomainFile {
     /// has a newer identity than the one returned, and the next change check reloads it
     /// rather than keeping a torn read.
     ///
-    /// After reading, the path must still name the file read, else it is read again. A commit
-    /// may write its new version over the file of a generation it prunes
-    /// (``DomainHistory/Commit/recycle(as:)``), but only once that file has left both the
-    /// domain's name and the history's: a file still at its path when the read is over was
-    /// not written over during it.
-    func readCheckedBytes(policy: FilePolicy, role: String = "the domain file") throws(PreferencesError) -> (bytes: [UInt8], identity: FileIdentity)? {
+    /// With `confirmingName`, the path must still name the file read once it is read, else it
+    /// is read again: for a generation, which a commit may write over once it has moved it out
+    /// of the history (``DomainHistory/Commit/recycle(as:)``), so a generation still at its
+    /// path after the read was not written over during it, and one gone is gone. A domain
+    /// file's name is not confirmed: reading the newer file instead would skip a version every
+    /// watcher should see, and a commit replacing the file leaves it whole; it is written over
+    /// only once two more commits have kept newer generations (never the newest is), and a
+    /// read that slow is torn as by any rewrite in place, which the identity taken before
+    /// reading has reloaded.
+    func readCheckedBytes(
+        policy: FilePolicy, role: String = "the domain file", confirmingName: Bool = false
+    ) throws(PreferencesError) -> (bytes: [UInt8], identity: FileIdentity)? {
         var attempt = 1
         while true {
             guard let read = try readCheckedBytesOnce(policy: policy, role: role) else { return nil }
-            if attempt == Self.maximumMovedReadAttempts { return read }
+            if !confirmingName || attempt == Self.maximumMovedReadAttempts { return read }
             if let now = identity(), now.device == read.identity.device, now.inode == read.identity.inode { return read }
             attempt += 1
         }
     }
 
     /// The most reads of a path whose file keeps moving away while it is read; the last is
-    /// returned as it is, and its identity, older than the file's, has it read again later.
+    /// returned as it is.
     private static let maximumMovedReadAttempts = 5
 
     /// One open, check and read of ``readCheckedBytes(policy:role:)``.
