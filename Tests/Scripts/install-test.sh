@@ -4,7 +4,8 @@
 # renders its page (NAME, every verb, examples), the completions are there and the bash one
 # parses, installing again changes nothing, and uninstalling leaves no installed file behind.
 #
-#   bash Tests/Scripts/install-test.sh [--scratch-path DIR]   (passed on to install.sh)
+#   bash Tests/Scripts/install-test.sh [--scratch-path DIR] [--configuration C]   (passed on to install.sh;
+#   the suite passes its own debug build, so nothing is built again)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 

@@ -6,19 +6,21 @@
 # `--uninstall` removes exactly those and nothing else. Running it again installs over the
 # same files (and removes any a previous install recorded that this one no longer installs).
 #
-#   bash Tests/Scripts/install.sh [--prefix DIR] [--scratch-path DIR]
+#   bash Tests/Scripts/install.sh [--prefix DIR] [--scratch-path DIR] [--configuration debug|release]
 #   bash Tests/Scripts/install.sh [--prefix DIR] --uninstall
 set -euo pipefail
 
 usage() {
-    echo "usage: install.sh [--prefix DIR] [--scratch-path DIR] [--uninstall]"
+    echo "usage: install.sh [--prefix DIR] [--scratch-path DIR] [--configuration debug|release] [--uninstall]"
     echo "  --prefix DIR        where to install (default /usr/local)"
-    echo "  --scratch-path DIR  the release build's directory (default .build-install in the package)"
+    echo "  --scratch-path DIR  the build's directory (default .build-install in the package)"
+    echo "  --configuration C   the build to install (default release; the test suite installs its debug build)"
     echo "  --uninstall         remove what the last install into DIR recorded, nothing else"
 }
 
 prefix=/usr/local
 scratch=""
+configuration=release
 uninstall=0
 while (($#)); do
     case $1 in
@@ -26,12 +28,15 @@ while (($#)); do
         --prefix=*) prefix=${1#--prefix=}; shift ;;
         --scratch-path) (($# >= 2)) || { usage >&2; exit 64; }; scratch=$2; shift 2 ;;
         --scratch-path=*) scratch=${1#--scratch-path=}; shift ;;
+        --configuration) (($# >= 2)) || { usage >&2; exit 64; }; configuration=$2; shift 2 ;;
+        --configuration=*) configuration=${1#--configuration=}; shift ;;
         --uninstall) uninstall=1; shift ;;
         -h | --help) usage; exit 0 ;;
         *) echo "install.sh: unknown argument '$1'" >&2; usage >&2; exit 64 ;;
     esac
 done
 [[ -n $prefix ]] || { echo "install.sh: the prefix is empty" >&2; exit 64; }
+[[ $configuration == debug || $configuration == release ]] || { echo "install.sh: --configuration is debug or release" >&2; exit 64; }
 # The unit's ExecStart= names a program in the prefix: systemd would split it at white space
 # and expand % there, so such a prefix is refused rather than installed broken.
 if [[ $prefix =~ [[:space:]%\"\'\\] ]]; then
@@ -111,9 +116,9 @@ fi
 # The executable products of Package.swift (PreferencesWorker is a test program, not a product).
 executables=(defaults preferences-greeter preferences-demo preferences-config-example preferences-keygen)
 
-echo "building release products in $scratch"
-swift build -c release --scratch-path "$scratch"
-bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
+echo "building $configuration products in $scratch"
+swift build -c "$configuration" --scratch-path "$scratch"
+bin=$(swift build -c "$configuration" --scratch-path "$scratch" --show-bin-path)
 for executable in "${executables[@]}"; do
     [[ -x $bin/$executable ]] || { echo "install.sh: $bin/$executable was not built" >&2; exit 1; }
 done
@@ -122,15 +127,15 @@ done
 staging=$(mktemp -d)
 trap 'rm -rf -- "$staging"' EXIT
 
-# The plugin builds the package's products (release, the same scratch path, so nothing is
-# rebuilt) and writes one page per ArgumentParser product into its own work directory.
+# The plugin builds the package's products (the same configuration and scratch path, so nothing
+# is rebuilt) and writes one page per ArgumentParser product into its own work directory.
 echo "generating the man page"
 # Dated by the last commit rather than today, so the same sources make the same page.
 date=$(git log -1 --format=%cs 2>/dev/null || true)
 [[ -n $date ]] || date=$(date -u +%F)
 # A page left by an earlier run must not pass for this one's.
 rm -f -- "$scratch/plugins/GenerateManual/outputs/DefaultsTool/defaults.1"
-swift package --scratch-path "$scratch" plugin generate-manual --date "$date" >"$staging/generate-manual.log" 2>&1 || {
+swift package --scratch-path "$scratch" plugin generate-manual --configuration "$configuration" --date "$date" >"$staging/generate-manual.log" 2>&1 || {
     cat "$staging/generate-manual.log" >&2
     echo "install.sh: the generate-manual plugin failed" >&2
     exit 1
