@@ -1,5 +1,5 @@
 public import Foundation
-import PropertyList
+public import PropertyList
 
 extension PreferenceSchema {
     /// Parses a native schema: a property-list dictionary (XML, binary or old-style text).

@@ -1,3 +1,4 @@
+import Foundation
 public import PropertyList
 
 /// A value that breaks the rule its key is declared with: which key, which value, which rule,

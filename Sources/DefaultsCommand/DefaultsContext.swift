@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
+public import Foundation
 import JournaldLogging
 import Logging
 public import Preferences

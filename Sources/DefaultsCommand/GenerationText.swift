@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
+public import Foundation
 public import Preferences
 
 /// A domain's versions as `defaults history` prints them: one line each, or JSON.

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
-#endif
 public import PropertyList
 
 /// Property-list values as JSON, for `--json` and `export --format json`.

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
-#endif
 public import PropertyList
 
 /// Property-list text as people type it on a command line or in a file: old-style

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
-#endif
 import PropertyList
 
 /// A typed scalar flag of `defaults write` and the parsing of its text.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DefaultsCommand
+import Foundation
 import Preferences
 
 /// `defaults describe domain [key]`: the declared settings of a domain, with their values.

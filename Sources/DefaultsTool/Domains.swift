@@ -1,5 +1,6 @@
 import ArgumentParser
 import DefaultsCommand
+import Preferences
 
 /// `defaults domains`.
 struct Domains: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DefaultsCommand
 import Foundation
+import Preferences
 import PropertyList
 
 /// `defaults export domain path|-`.

@@ -1,5 +1,7 @@
 import ArgumentParser
 import DefaultsCommand
+import Preferences
+import PropertyList
 
 /// `defaults read-type domain key`.
 struct ReadType: ParsableCommand {

@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 
 extension JournaldLogHandler {
     /// The socket libsystemd sends journal entries to.

@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 
 /// A swift-log `LogHandler` that writes each message to systemd-journald as a structured entry.
 ///

@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 
 extension Logger.Level {
     /// The syslog priority journald stores in `PRIORITY` for this level.

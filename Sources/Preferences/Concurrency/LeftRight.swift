@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// A value that many threads read and few change, kept as two copies so that a reader never
 /// waits: the store's resolved values.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One version of a domain's file: the current file or a generation kept in its history,
 /// with who wrote it, when, and what it changed.

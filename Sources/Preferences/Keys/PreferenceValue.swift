@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A Swift type a typed ``PreferenceKey`` can hold: it converts to and from a property-list
 /// value.

@@ -1,3 +1,5 @@
+// For the members of the C `stat` (`st_mtim`, `st_ctim`) that Stat's fields hold.
+import Glibc
 import SystemPackage
 
 /// What a domain file looked like on disk at one moment, for cheap change detection.

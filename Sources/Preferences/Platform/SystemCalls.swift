@@ -1,5 +1,7 @@
 import CLinux
-import Glibc
+// Public because the lock and unlock of `ThreadLock` are inlinable into the module's callers
+// and name pthread's types and calls.
+public import Glibc
 import SystemPackage
 
 /// The system calls swift-system does not wrap, as thin typed wrappers.

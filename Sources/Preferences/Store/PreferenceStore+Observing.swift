@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension PreferenceStore {
     /// Posted on `NotificationCenter.default` with the store as object after its effective

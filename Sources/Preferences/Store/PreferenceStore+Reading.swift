@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension PreferenceStore {
     /// The snapshot, once this process has caught up with every commit another process

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The changes of one ``PreferenceStore/transaction(_:)``, made inside its body.
 ///

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+package import FoundationEssentials
 #else
-import Foundation
+package import Foundation
 #endif
 
 // How URLs live in a domain. Property lists have no URL type, so `set(_: URL?, forKey:)`
