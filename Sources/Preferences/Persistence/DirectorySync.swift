@@ -7,8 +7,8 @@ import SystemPackage
 ///
 /// A flush's file is durable once it is synced and renamed, but the rename itself is only
 /// durable once its directory is synced: a second journal commit, as long as the first on
-/// ext4. Done by the flushing thread, it held up the next flush (on this machine, sets in a
-/// loop waited ~0.3 ms each for the previous flush's directory sync), and a sync running
+/// ext4. Done by the flushing thread, it held up the next flush (sets in a loop each waited
+/// for the previous flush's directory sync), and a sync running
 /// while the next flush syncs its file makes that one wait for two commits. So a write
 /// only requests a sync, which runs a few milliseconds later on a queue of its own,
 /// covering every request made by then (group commit); whoever promises durability (an
