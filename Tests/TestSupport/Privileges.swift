@@ -30,4 +30,37 @@ public enum Privileges {
     /// the mount call is refused, not the open, so where /dev/fuse is root's alone (mode 0600,
     /// as some containers make it) an ordinary user cannot mount one at all.
     public static let canMountFUSE = access("/dev/fuse", R_OK | W_OK) == 0
+
+    /// Whether a child process (strace) may attach to a thread of this one, as the injected
+    /// fault tests have it do. Yama's `ptrace_scope` decides: absent or 0, any process of the
+    /// same user may; 1 (Ubuntu's default) only a parent, which strace is not, and 2 only
+    /// with `CAP_SYS_PTRACE`; 3 never.
+    public static let canTraceOwnThreads: Bool = {
+        guard let text = try? String(contentsOfFile: "/proc/sys/kernel/yama/ptrace_scope", encoding: .utf8),
+            let scope = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { return true }
+        switch scope {
+        case 0: return true
+        case 1, 2: return hasCapability(19)
+        default: return false
+        }
+    }()
+
+    /// Whether `unshare --user --map-root-user --mount` works here, which tests that mount
+    /// file systems without root (a full tmpfs, a read-only bind) need: a kernel setting
+    /// (`kernel.unprivileged_userns_clone`, AppArmor's restriction on Ubuntu) or a container's
+    /// seccomp filter may forbid user namespaces, and trying is the one check that sees all
+    /// of them. Without util-linux's unshare it answers yes, so the test itself fails and
+    /// says to install it rather than being skipped.
+    public static let canCreateUserNamespaces: Bool = {
+        guard let unshare = installedProgram("unshare") else { return true }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: unshare)
+        process.arguments = ["--user", "--map-root-user", "--mount", "true"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
 }
