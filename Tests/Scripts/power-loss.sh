@@ -6,7 +6,7 @@
 # Usage: bash Tests/Scripts/power-loss.sh [--quick|--long] [--omit file|directory] [BIN-PATH]
 #   --quick   2 writer processes, 6 rounds each (the test suite's run)
 #   (default) 3 writer processes, 12 rounds each
-#   --long    4 writer processes, 250 rounds each (run-all.sh: over 10,000 distinct crash states)
+#   --long    4 writer processes, 180 rounds each (run-all.sh: over 10,000 distinct crash states)
 #   --omit X  run the workload with a sync taken out (PREFERENCES_TEST_OMIT_SYNC, debug builds
 #             only): `file` drops the new file's fsync before its rename, `directory` the
 #             directory's fsync after it. The run must then find failing states; it names the
@@ -56,7 +56,7 @@ exec python3 - "$bin/PreferencesWorker" "$mode" "$omit" <<'PY'
 import hashlib, itertools, json, os, re, shutil, subprocess, sys, tempfile
 
 worker, mode, omit = sys.argv[1], sys.argv[2], sys.argv[3]
-writers, rounds = {"quick": (2, 6), "default": (3, 12), "long": (4, 250)}[mode]
+writers, rounds = {"quick": (2, 6), "default": (3, 12), "long": (4, 180)}[mode]
 domain = "com.example.powerloss"
 
 # ---------------------------------------------------------------- recording
