@@ -211,15 +211,7 @@ let package = Package(
 
 // The upcoming language features swift-log and swift-configuration turn on, for every Swift
 // target of ours (the plugin and the C and system-library targets take no Swift settings).
-// Targets not yet converted are listed until they are.
-let awaitingUpcomingFeatures: Set<String> = [
-    "TestSupport", "PreferencesWorker",
-    "PropertyListTests", "DeclaredSettingsTests", "PreferencesTests", "ReliabilityTests", "DefaultsToolTests",
-    "PreferencesServiceTests", "PreferencesConfigurationTests", "PreferenceKeyGeneratorTests", "JournaldLoggingTests",
-]
-for target in package.targets where target.type != .plugin && target.type != .system && target.name != "CLinux"
-    && !awaitingUpcomingFeatures.contains(target.name)
-{
+for target in package.targets where target.type != .plugin && target.type != .system && target.name != "CLinux" {
     var settings = target.swiftSettings ?? []
     // SE-0335: existential types are spelled `any P`.
     settings.append(.enableUpcomingFeature("ExistentialAny"))

@@ -1,6 +1,7 @@
 import Foundation
 import PropertyList
 import Testing
+import TestSupport
 
 /// Every kind of bad input: one clear message, a non-zero exit, and the domain's file left
 /// byte-identical (same bytes, same inode).

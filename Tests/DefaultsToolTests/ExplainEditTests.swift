@@ -1,6 +1,7 @@
 import Foundation
 import PropertyList
 import Testing
+import TestSupport
 
 /// `defaults explain`: every layer holding a key, and the winner.
 @Suite("defaults explain and edit")

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import PropertyList
 import Testing
+import TestSupport
 
 /// `defaults history`, `undo` and `restore`, and reads of a recovered domain (issue 18,
 /// items 5 and 6).

@@ -2,6 +2,7 @@ import Foundation
 import Preferences
 import PropertyList
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc

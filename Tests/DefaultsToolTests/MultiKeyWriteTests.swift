@@ -1,6 +1,7 @@
 import Foundation
 import PropertyList
 import Testing
+import TestSupport
 
 /// `defaults write DOMAIN K1 V1 K2 V2 …`: several keys in one commit.
 @Suite("defaults write of several keys")

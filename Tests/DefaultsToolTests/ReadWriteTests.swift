@@ -1,6 +1,7 @@
 import Foundation
 import PropertyList
 import Testing
+import TestSupport
 
 /// `write` with every type flag and `read` of what it wrote, through the real binary.
 @Suite("defaults write and read")

@@ -82,12 +82,14 @@ struct CompileTests {
         #expect(broken.output.contains("volume") || broken.output.contains("'String' to specified type 'Int'"), "\(broken.output)")
     }
 
-    @Test("The README's declared-settings example compiles against generated keys, as written")
-    func readmeExample() throws {
-        let readme = try String(
+    @Test("The declared-settings guide's twenty-line example compiles against generated keys, as written")
+    func guideExample() throws {
+        let guide = try String(
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: "### Declared settings").map { readme[$0.lowerBound...] })
+                .deletingLastPathComponent()
+                .appendingPathComponent("Sources/Preferences/Preferences.docc/Articles/DeclaredSettingsAndSettingsBundle.md"),
+            encoding: .utf8)
+        let section = try #require(guide.range(of: "### The whole path, in twenty lines").map { guide[$0.lowerBound...] })
         func block(_ language: String) throws -> String {
             let start = try #require(section.range(of: "```\(language)\n"))
             let end = try #require(section[start.upperBound...].range(of: "```"))

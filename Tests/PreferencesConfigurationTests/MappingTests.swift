@@ -3,6 +3,7 @@ import Foundation
 import Preferences
 import PreferencesConfiguration
 import Testing
+import TestSupport
 
 @Suite("How preference values map to configuration values")
 struct MappingTests {

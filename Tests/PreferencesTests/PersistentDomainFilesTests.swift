@@ -2,6 +2,7 @@ import Foundation
 @testable import Preferences
 import Synchronization
 import Testing
+import TestSupport
 
 /// The by-location API the `defaults` tool writes through (`PreferenceFiles`): same lock,
 /// merge and notifications as a store's own writes, and unusable files refused untouched.

@@ -18,7 +18,7 @@ struct SizeLimitTests {
         final class Log: Sendable { let entries = Mutex([Bool]()) }
         let log = Log()
         // Safety: set once in init and only read in deinit.
-        nonisolated(unsafe) let token: NSObjectProtocol
+        nonisolated(unsafe) let token: any NSObjectProtocol
         var refusals: [Bool] { log.entries.withLock { $0 } }
         init(_ store: PreferenceStore) {
             let log = self.log

@@ -1,3 +1,4 @@
+import Synchronization
 // Commands for the power-loss harness (Tests/Scripts/power-loss.sh): a workload whose
 // file-system calls are recorded, with markers in the trace where each flush returned, and a
 // checker that opens crash states with the real library. See main.swift for the list.

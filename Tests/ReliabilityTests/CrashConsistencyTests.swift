@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 @testable import Preferences
 import Testing
+import TestSupport
 
 /// A writer SIGKILLed at random moments: the file is always one committed generation.
 @Suite("Crash consistency")

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The result of running a program to completion.
 public struct ProgramResult: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A fresh directory under the system temporary directory, removed when the test is done.
 public struct TemporaryDirectory: ~Copyable {
