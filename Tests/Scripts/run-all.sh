@@ -21,6 +21,10 @@ step swift test --skip-build --skip JournaldLoggingTests --skip SystemdNotifierT
 # nor the poll (cause not found yet; it passed every time alone and beside other load), so
 # it runs in a process of its own.
 step swift test --skip-build --filter wakeUpsWithoutInotify
+# The same library tests once more as an ordinary user the script creates, running the test
+# binary built above: a test that needs root, a capability or a kernel feature must be
+# skipped, saying what is missing, never fail (so `swift test` passes for any contributor).
+step bash Tests/Scripts/unprivileged-tests.sh
 # The quick power-loss runs trace writer processes with strace and open about 3,000 crash
 # states with fsyncs: beside the other suites they slowed the timed cross-process tests (a
 # no-inotify worker's changes reached it on another thread than the one the test expects),
@@ -49,9 +53,16 @@ step bash Tests/Scripts/crash-at-each-syscall.sh "$bin"
 step bash Tests/Scripts/fsync-eio-retry.sh "$bin"
 # Power loss at every point of the write path: ReliabilityTests ran the quick version (and
 # showed a dropped sync is caught); this is the full suite's run, over 10,000 distinct crash
-# states from four writer processes (about 5 minutes here).
+# states from four writer processes (about 4 minutes here).
 step bash Tests/Scripts/power-loss.sh --long "$bin"
 step env RELIABILITY_ISOLATED=1 swift test --skip-build --filter IsolatedMeasurementTests
+
+# The install into a temporary prefix (executables, units, the generated man page read with
+# `man -l`, completions, then the uninstall), from the debug build above so nothing is built
+# again; and the DocC catalogs, built with warnings as errors and every public symbol curated,
+# in the same build directory (symbol graphs only, the test build is left as it is).
+step bash Tests/Scripts/install-test.sh --scratch-path .build --configuration debug
+step bash Tests/Scripts/docs.sh --scratch-path .build
 
 # The benchmarks in smoke mode (a couple of iterations each, and a few cross-process changes
 # of ours and of the dconf peer on a private session bus), so they never rot; the full run
