@@ -12,7 +12,8 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "swift-preferences",
-    platforms: [.macOS(.v15)],
+    // No `platforms:` entry: it can only name Apple systems, and this package builds on Linux
+    // alone (inotify, futexes, flock, libsystemd). It said macOS 15 before, which was not true.
     products: [
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Preferences", targets: ["Preferences"]),

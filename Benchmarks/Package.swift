@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "swift-preferences-benchmarks",
-    platforms: [.macOS(.v15)],
+    // No `platforms:` entry: it can only name Apple systems, and this package builds on Linux
+    // alone (inotify, futexes, flock, libsystemd). It said macOS 15 before, which was not true.
     dependencies: [
         .package(name: "swift-preferences", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),

@@ -8,7 +8,8 @@ import PackageDescription
 
 let package = Package(
     name: "swift-preferences-fuzz",
-    platforms: [.macOS(.v15)],
+    // No `platforms:` entry: it can only name Apple systems, and this package builds on Linux
+    // alone (inotify, futexes, flock, libsystemd). It said macOS 15 before, which was not true.
     dependencies: [
         .package(name: "swift-preferences", path: "../.."),
     ],

@@ -8,8 +8,8 @@ import SystemPackage
 /// Why a thread: a blocking `flock` is woken by the kernel the moment the holder releases
 /// the lock (or dies), so a waiter competes for a released lock at once; the polling it
 /// replaces slept up to 50 ms between attempts, and a writer that unlocked and relocked
-/// in the meantime almost always won (one of 16 back-to-back writers waited past the 10 s
-/// timeout). But a blocking `flock` has no timeout, and only a signal interrupts one
+/// in the meantime almost always won, so a waiter could starve past its timeout. But a
+/// blocking `flock` has no timeout, and only a signal interrupts one
 /// (closing the descriptor does not), which would mean installing a signal handler in
 /// the host program; the same holds for `F_OFD_SETLKW`. So the blocking call runs here,
 /// on a thread of its own, and the caller waits on a semaphore with its deadline.
