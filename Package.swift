@@ -134,6 +134,9 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "PreferencesDemo", dependencies: ["Preferences"], swiftSettings: strictSettings),
+        // The fleet policy's etcd key layout and its merge into managed values (issue 21), apart
+        // from any etcd client, so it is tested without a cluster; the service comes next.
+        .target(name: "FleetPolicy", dependencies: ["Preferences", "PropertyList"], swiftSettings: strictSettings),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
         .executableTarget(
             name: "PreferencesWorker",
@@ -189,6 +192,11 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ConfigurationTesting", package: "swift-configuration"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FleetPolicyTests",
+            dependencies: ["FleetPolicy", "Preferences", "PropertyList"],
             swiftSettings: strictSettings
         ),
         .testTarget(

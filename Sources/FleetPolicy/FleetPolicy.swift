@@ -1,0 +1,158 @@
+import Foundation
+public import Preferences
+
+/// The policy a fleet sets for one machine: what follows the etcd keys of the layout
+/// (``FleetKey``) and merges them into each domain's managed values.
+///
+/// Per key of a domain, the host's value beats the groups', which beat the fleet's; among the
+/// machine's groups, a later one in `groups` beats an earlier one. A domain none of whose
+/// applicable etcd keys holds a value has no managed file.
+///
+/// An etcd value is accepted only if it is an XML or binary property-list dictionary within
+/// the size limit; otherwise it is refused and the key keeps the value last accepted for it
+/// (none, for a new key), so a bad put never takes policy away. Keys for other groups and
+/// hosts are followed but never applied, so the machine's groups can change without a resync.
+public struct FleetPolicy: Sendable {
+    /// One accepted etcd value.
+    public struct Entry: Sendable, Hashable {
+        /// The values it sets.
+        public let values: [String: PropertyListValue]
+        /// The etcd revision that last changed it (its `mod_revision`).
+        public let revision: Int64
+    }
+
+    /// The etcd prefix of the layout, ending with `/`.
+    public let prefix: String
+    /// This machine's host groups, weakest first.
+    public let groups: [String]
+    /// This machine's host name.
+    public let hostname: String
+    /// The most bytes an etcd value may hold: the managed file it becomes is read within the
+    /// same limit as any domain file.
+    public let sizeLimit: Int
+
+    /// The accepted value of each etcd key of the layout.
+    public private(set) var entries: [FleetKey: Entry] = [:]
+
+    /// A policy with nothing accepted yet.
+    ///
+    /// - Parameter prefix: The etcd prefix; a `/` is added if it does not end with one.
+    /// - Parameter sizeLimit: The domain size limit, 1 MiB by default as for domain files.
+    public init(prefix: String = "/preferences/", groups: [String] = [], hostname: String, sizeLimit: Int = 1 << 20) {
+        self.prefix = prefix.hasSuffix("/") ? prefix : prefix + "/"
+        self.groups = groups
+        self.hostname = hostname
+        self.sizeLimit = sizeLimit
+    }
+
+    /// Applies a put of `value` to the etcd key `key` at `revision`.
+    ///
+    /// - Returns: The domain whose policy the put may change (nil for a key outside the
+    ///   prefix, or for another machine's group or host only if refused).
+    /// - Throws: ``FleetRefusal`` when the key or value cannot be used; the key then keeps
+    ///   the value last accepted for it.
+    @discardableResult
+    public mutating func put(key: String, value: [UInt8], revision: Int64) throws(FleetRefusal) -> DomainName? {
+        let fleetKey: FleetKey
+        do {
+            guard let parsed = try FleetKey(etcdKey: key, prefix: prefix) else { return nil }
+            fleetKey = parsed
+        } catch {
+            throw FleetRefusal(key: key, revision: revision, reason: error.reason)
+        }
+        guard value.count <= sizeLimit else {
+            throw FleetRefusal(
+                key: key, revision: revision, reason: "the value is \(value.count) bytes, over the \(sizeLimit)-byte limit of a domain")
+        }
+        let isXML = value.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }.starts(with: Array("<".utf8))
+        guard value.starts(with: Array("bplist".utf8)) || isXML else {
+            throw FleetRefusal(key: key, revision: revision, reason: "the value is not an XML or binary property list")
+        }
+        let decoded: PropertyListValue
+        do {
+            decoded = try PropertyListValue(decodingAnyFormat: Data(value))
+        } catch {
+            throw FleetRefusal(key: key, revision: revision, reason: "the value is not a valid property list: \(error)")
+        }
+        guard case .dictionary(let values) = decoded else {
+            throw FleetRefusal(key: key, revision: revision, reason: "the value is a property list but not a dictionary")
+        }
+        entries[fleetKey] = Entry(values: values, revision: revision)
+        return fleetKey.domain
+    }
+
+    /// Applies a delete of the etcd key `key`.
+    ///
+    /// - Returns: The domain whose policy the delete may change, nil for a key outside the
+    ///   layout.
+    @discardableResult
+    public mutating func delete(key: String) -> DomainName? {
+        guard let fleetKey = try? FleetKey(etcdKey: key, prefix: prefix) else { return nil }
+        return entries.removeValue(forKey: fleetKey) == nil ? nil : fleetKey.domain
+    }
+
+    /// Replaces everything with a whole read of the prefix at `revision`, after a
+    /// compaction lost the changes since the last one applied: keys absent are dropped, and
+    /// a refused value keeps the key's previous value, as a refused put does.
+    ///
+    /// - Returns: The values refused.
+    public mutating func resynchronize(with values: [(key: String, value: [UInt8], revision: Int64)]) -> [FleetRefusal] {
+        var refusals: [FleetRefusal] = []
+        var kept: [FleetKey: Entry] = [:]
+        for (key, value, revision) in values {
+            do {
+                try put(key: key, value: value, revision: revision)
+            } catch {
+                refusals.append(error)
+            }
+            if let fleetKey = try? FleetKey(etcdKey: key, prefix: prefix), let entry = entries[fleetKey] {
+                kept[fleetKey] = entry
+            }
+        }
+        entries = kept
+        return refusals
+    }
+
+    /// The scopes that apply to this machine, weakest first.
+    public var applicableScopes: [FleetScope] {
+        [.fleet] + groups.map(FleetScope.group) + [.host(hostname)]
+    }
+
+    /// The managed values of `domain` on this machine, nil if no applicable key holds any.
+    public func managedValues(of domain: DomainName) -> [String: PropertyListValue]? {
+        var merged: [String: PropertyListValue]?
+        for scope in applicableScopes {
+            guard let entry = entries[FleetKey(scope: scope, domain: domain)] else { continue }
+            merged = (merged ?? [:]).merging(entry.values) { _, stronger in stronger }
+        }
+        return merged
+    }
+
+    /// The etcd keys that feed `domain` on this machine and their revisions, weakest first:
+    /// what `defaults explain` names as the source.
+    public func sources(of domain: DomainName) -> [(key: String, revision: Int64)] {
+        applicableScopes.compactMap { scope in
+            entries[FleetKey(scope: scope, domain: domain)].map { (prefix + "\(scope)/\(domain)", $0.revision) }
+        }
+    }
+
+    /// Every domain some applicable key sets policy for.
+    public var managedDomains: Set<DomainName> {
+        let scopes = Set(applicableScopes)
+        return Set(entries.keys.filter { scopes.contains($0.scope) }.map(\.domain))
+    }
+}
+
+/// An etcd value the fleet policy refused, and why: logged as a warning, with the previous
+/// policy kept.
+public struct FleetRefusal: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The etcd key.
+    public let key: String
+    /// The revision of the refused put.
+    public let revision: Int64
+    /// What is wrong.
+    public let reason: String
+
+    /// The key, revision and reason, for a log message.
+    public var description: String { "\(key) at revision \(revision): \(reason); the previous policy is kept" }
+}
