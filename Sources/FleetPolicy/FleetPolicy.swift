@@ -11,7 +11,8 @@ public import Preferences
 /// An etcd value is accepted only if it is an XML or binary property-list dictionary within
 /// the size limit; otherwise it is refused and the key keeps the value last accepted for it
 /// (none, for a new key), so a bad put never takes policy away. Keys for other groups and
-/// hosts are followed but never applied, so the machine's groups can change without a resync.
+/// hosts are passed over without being decoded or kept: a machine holds its own policy, not
+/// the fleet's.
 public struct FleetPolicy: Sendable {
     /// One accepted etcd value.
     public struct Entry: Sendable, Hashable {
@@ -47,8 +48,8 @@ public struct FleetPolicy: Sendable {
 
     /// Applies a put of `value` to the etcd key `key` at `revision`.
     ///
-    /// - Returns: The domain whose policy the put may change (nil for a key outside the
-    ///   prefix, or for another machine's group or host only if refused).
+    /// - Returns: The domain whose policy the put may change; nil for a key outside the prefix
+    ///   or for another machine's group or host, which is passed over.
     /// - Throws: ``FleetRefusal`` when the key or value cannot be used; the key then keeps
     ///   the value last accepted for it.
     @discardableResult
@@ -60,6 +61,7 @@ public struct FleetPolicy: Sendable {
         } catch {
             throw FleetRefusal(key: key, revision: revision, reason: error.reason)
         }
+        guard appliesHere(fleetKey.scope) else { return nil }
         guard value.count <= sizeLimit else {
             throw FleetRefusal(
                 key: key, revision: revision, reason: "the value is \(value.count) bytes, over the \(sizeLimit)-byte limit of a domain")
@@ -84,10 +86,10 @@ public struct FleetPolicy: Sendable {
     /// Applies a delete of the etcd key `key`.
     ///
     /// - Returns: The domain whose policy the delete may change, nil for a key outside the
-    ///   layout.
+    ///   layout or another machine's.
     @discardableResult
     public mutating func delete(key: String) -> DomainName? {
-        guard let fleetKey = try? FleetKey(etcdKey: key, prefix: prefix) else { return nil }
+        guard let fleetKey = try? FleetKey(etcdKey: key, prefix: prefix), appliesHere(fleetKey.scope) else { return nil }
         return entries.removeValue(forKey: fleetKey) == nil ? nil : fleetKey.domain
     }
 
@@ -118,6 +120,15 @@ public struct FleetPolicy: Sendable {
         [.fleet] + groups.map(FleetScope.group) + [.host(hostname)]
     }
 
+    /// Whether a key of `scope` sets policy on this machine.
+    private func appliesHere(_ scope: FleetScope) -> Bool {
+        switch scope {
+        case .fleet: true
+        case .group(let name): groups.contains(name)
+        case .host(let name): name == hostname
+        }
+    }
+
     /// The managed values of `domain` on this machine, nil if no applicable key holds any.
     public func managedValues(of domain: DomainName) -> [String: PropertyListValue]? {
         var merged: [String: PropertyListValue]?
@@ -136,10 +147,9 @@ public struct FleetPolicy: Sendable {
         }
     }
 
-    /// Every domain some applicable key sets policy for.
+    /// Every domain some applicable key sets policy for (only such keys are kept).
     public var managedDomains: Set<DomainName> {
-        let scopes = Set(applicableScopes)
-        return Set(entries.keys.filter { scopes.contains($0.scope) }.map(\.domain))
+        Set(entries.keys.map(\.domain))
     }
 }
 

@@ -50,9 +50,12 @@ struct FleetPolicyTests {
         try policy.put(key: "/preferences/groups/lab/com.example.editor", value: Self.xml("<key>Theme</key><string>dark</string><key>Font</key><integer>14</integer>"), revision: 6)
         try policy.put(key: "/preferences/groups/kiosk/com.example.editor", value: try Self.binary(["Font": 18]), revision: 7)
         try policy.put(key: "/preferences/hosts/ws-12/com.example.editor", value: Self.xml("<key>Theme</key><string>solarized</string>"), revision: 8)
-        // Another group's and another host's keys are followed, never applied.
-        try policy.put(key: "/preferences/groups/office/com.example.editor", value: Self.xml("<key>Tabs</key><false/>"), revision: 9)
-        try policy.put(key: "/preferences/hosts/ws-13/com.example.editor", value: Self.xml("<key>Theme</key><string>other</string>"), revision: 10)
+        // Another group's and another host's keys are passed over: not decoded (junk is not
+        // refused), not kept, never applied.
+        #expect(try policy.put(key: "/preferences/groups/office/com.example.editor", value: Self.xml("<key>Tabs</key><false/>"), revision: 9) == nil)
+        #expect(try policy.put(key: "/preferences/hosts/ws-13/com.example.editor", value: Array("junk".utf8), revision: 10) == nil)
+        #expect(try policy.put(key: "/preferences/hosts/ws-13/com.example.other", value: Self.xml(""), revision: 11) == nil)
+        #expect(policy.entries.count == 4)
 
         #expect(policy.managedValues(of: Self.editor) == ["Theme": "solarized", "Font": 18, "Tabs": true])
         #expect(policy.sources(of: Self.editor).map(\.key) == [

@@ -44,6 +44,15 @@ struct GenerationTests {
         return UInt64(status.st_ino)
     }
 
+    /// Commits `n = round` for each round, one flush each: one version, and so one generation
+    /// kept by the next, per round.
+    static func commit(_ store: PreferenceStore, rounds: ClosedRange<Int>) throws {
+        for round in rounds {
+            store.set(round, forKey: "n")
+            try store.flush()
+        }
+    }
+
     @Test("each commit links the file it replaces into the history as the next generation; a removal too")
     func keptOnEachCommit() throws {
         let fixture = try StoreFixture()
@@ -162,10 +171,7 @@ struct GenerationTests {
     func countBound() throws {
         let fixture = try StoreFixture()
         let store = try Self.store(fixture) { $0.generationLimit = 3 }
-        for value in 1...8 {
-            store.set(value, forKey: "n")
-            try store.flush()
-        }
+        try Self.commit(store, rounds: 1...8)
         #expect(Self.kept(fixture) == [5, 6, 7])
         let versions = try Self.files(fixture) { $0.generationLimit = 3 }.generations(at: .named(Self.domain))
         #expect(versions.map { $0.values?["n"] } == [8, 7, 6, 5])
@@ -242,10 +248,7 @@ struct GenerationTests {
     func linkedGenerationNotRecycled() throws {
         let fixture = try StoreFixture()
         let store = try Self.store(fixture) { $0.generationLimit = 2 }
-        for round in 1...3 {
-            store.set(round, forKey: "n")
-            try store.flush()
-        }
+        try Self.commit(store, rounds: 1...3)
         let oldest = "\(Self.historyDirectory(fixture))/1.plist"
         let copy = "\(fixture.userDirectory)/kept-by-hand.plist"
         #expect(link(oldest, copy) == 0)
@@ -264,10 +267,7 @@ struct GenerationTests {
     func readOfRecycledGeneration() throws {
         let fixture = try StoreFixture()
         let store = try Self.store(fixture) { $0.generationLimit = 2 }
-        for round in 1...4 {
-            store.set(round, forKey: "n")
-            try store.flush()
-        }
+        try Self.commit(store, rounds: 1...4)
         #expect(Self.kept(fixture) == [2, 3])
         // Between the open of generation 2 and the read of its bytes, a commit keeps 4 and
         // prunes 2 by writing version 5 over its file: what was opened as generation 2 then
@@ -291,10 +291,7 @@ struct GenerationTests {
     func disabled() throws {
         let fixture = try StoreFixture()
         let store = try Self.store(fixture) { $0.generationLimit = 0 }
-        for value in 1...3 {
-            store.set(value, forKey: "n")
-            try store.flush()
-        }
+        try Self.commit(store, rounds: 1...3)
         #expect(!FileManager.default.fileExists(atPath: Self.historyDirectory(fixture)))
         // The writer is still recorded.
         let versions = try Self.files(fixture) { $0.generationLimit = 0 }.generations(at: .named(Self.domain))
@@ -329,10 +326,7 @@ struct GenerationTests {
         }
         let log = InMemoryLogHandler()
         let store = try Self.store(fixture, logging: log)
-        for value in 1...3 {
-            store.set(value, forKey: "n")
-            try store.flush()
-        }
+        try Self.commit(store, rounds: 1...3)
         #expect(try fixture.onDisk(fixture.userFile(Self.domain)) == ["n": 3])
         let warnings = log.entries.filter { $0.metadata["MESSAGE_ID"] == .string(PreferencesLogEvent.historyUnusable.messageID) }
         #expect(warnings.count == 1, "\(log.entries.map(\.message))")
@@ -361,10 +355,7 @@ struct GenerationTests {
         try FileManager.default.createDirectory(atPath: history, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try check(chown(history, 65534, 65534), "chown")
         let store = try Self.store(fixture)
-        for value in 1...2 {
-            store.set(value, forKey: "n")
-            try store.flush()
-        }
+        try Self.commit(store, rounds: 1...2)
         #expect(try FileManager.default.contentsOfDirectory(atPath: history).isEmpty)
         #expect(try fixture.onDisk(fixture.userFile(Self.domain)) == ["n": 2])
     }
@@ -394,10 +385,7 @@ struct GenerationTests {
     func editedInPlace() throws {
         let fixture = try StoreFixture()
         let store = try Self.store(fixture)
-        for value in 1...2 {
-            store.set(value, forKey: "n")
-            try store.flush()
-        }
+        try Self.commit(store, rounds: 1...2)
         let path = fixture.userFile(Self.domain)
         // In place, as an editor or `cat >` does: the inode, and its attribute, stay.
         let inodeBefore = Self.inode(path)
@@ -419,10 +407,7 @@ struct GenerationTests {
     func unsafeGenerations() throws {
         let fixture = try StoreFixture()
         let store = try Self.store(fixture)
-        for value in 1...3 {
-            store.set(value, forKey: "n")
-            try store.flush()
-        }
+        try Self.commit(store, rounds: 1...3)
         let history = Self.historyDirectory(fixture)
         let secret = fixture.directory.file("secret.plist").path
         try Data(try BinaryPropertyListEncoder().encode(.dictionary(["secret": true]))).write(to: URL(fileURLWithPath: secret))

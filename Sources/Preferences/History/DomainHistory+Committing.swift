@@ -73,7 +73,7 @@ extension DomainHistory {
         /// library made: a regular file of this user's with no other name (a hard link made
         /// by hand elsewhere keeps its contents). A reader that opened it as a generation
         /// before the move finds its name gone after reading and drops what it read
-        /// (``DomainFile/readCheckedBytes(policy:role:)``).
+        /// (``DomainFile/readCheckedBytes(policy:role:confirmingName:)``).
         func recycle(as temporaryPath: FilePath) -> FileDescriptor? {
             guard let directory, let number = recyclable else { return nil }
             recyclable = nil

@@ -72,7 +72,7 @@ extension DomainFile {
     /// returned as it is.
     private static let maximumMovedReadAttempts = 5
 
-    /// One open, check and read of ``readCheckedBytes(policy:role:)``.
+    /// One open, check and read of ``readCheckedBytes(policy:role:confirmingName:)``.
     private func readCheckedBytesOnce(policy: FilePolicy, role: String) throws(PreferencesError) -> (bytes: [UInt8], identity: FileIdentity)? {
         let descriptor: FileDescriptor
         do {
