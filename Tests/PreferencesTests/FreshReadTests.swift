@@ -3,6 +3,7 @@ import InMemoryLogging
 import Logging
 @testable import Preferences
 import TestSupport
+import Synchronization
 import Testing
 
 @Suite("Fresh reads")
@@ -33,8 +34,9 @@ struct FreshReadTests {
         #expect(readLine(from: replies.fileHandleForReading) == "ready")
         // Beside the file (no runtime directory), the counter opens when the watcher sees
         // the directory the worker made: fresh reads begin there.
-        #expect(waitUntil(within: .seconds(10)) { store.appDomain.commitCounter != nil })
-        var stale = 0
+        // The store checks it once the watcher has added it, just after opening it.
+        #expect(waitUntil(within: .seconds(10)) { store.freshness.checkedFileCount == 1 })
+        var stale: [Int] = []
         let trials = 10_000
         for trial in 1...trials {
             requests.fileHandleForWriting.write(Data("\(trial)\n".utf8))
@@ -43,9 +45,39 @@ struct FreshReadTests {
                 return
             }
             // The worker's flush() has returned: this read must see its write.
-            if store.integer(forKey: "n") != trial { stale += 1 }
+            if store.integer(forKey: "n") != trial { stale.append(trial) }
         }
-        #expect(stale == 0, "reads that missed a write whose flush had returned")
+        #expect(stale.isEmpty, "reads that missed a write whose flush had returned (trials \(stale.prefix(10)))")
+    }
+
+    @Test("a flush that finds a background write finishing returns only once that write has raised the counter")
+    func flushWaitsForTheRaise() throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.store()
+        store.set(0, forKey: "n")
+        try store.flush()
+        let counter = try #require(store.appDomain.commitCounter)
+        // The counter as a flush started inside the window saw it on return, beside its value
+        // in the window.
+        let observed = Mutex<(inWindow: UInt32, onReturn: UInt32)?>(nil)
+        // Runs on the background writer once n = 1 is renamed into place and no longer
+        // pending, before the counter is raised: the window a reader elsewhere, told that a
+        // flush returned, would read the old value in.
+        Interleaving.run({
+            let inWindow = counter.current
+            Thread.detachNewThread {
+                try? store.flush()
+                observed.withLock { $0 = (inWindow, counter.current) }
+            }
+            // Gives a flush that does not wait for the write the time to return inside the
+            // window; one that waits returns after this step.
+            _ = waitUntil(within: .milliseconds(500)) { observed.withLock { $0 != nil } }
+        }, once: .beforeRaisingCounter, at: fixture.userFile("com.example.test"))
+        store.set(1, forKey: "n")
+        #expect(waitUntil(within: .seconds(10)) { observed.withLock { $0 != nil } })
+        let (inWindow, onReturn) = try #require(observed.withLock { $0 })
+        #expect(onReturn &- inWindow == 1, "the flush returned before the write it found finishing had raised the counter")
+        #expect(try fixture.onDisk(fixture.userFile("com.example.test"))?["n"] == .integer(1))
     }
 
     @Test(

@@ -274,10 +274,10 @@ struct GenerationTests {
         // holds n = 5.
         let generation2 = "\(Self.historyDirectory(fixture))/2.plist"
         let inode = try #require(Self.inode(generation2))
-        ReadInterleaving.run({
+        Interleaving.run({
             store.set(5, forKey: "n")
             try? store.flush()
-        }, onceAfterOpening: generation2)
+        }, once: .afterOpening, at: generation2)
         let versions = try Self.files(fixture) { $0.generationLimit = 2 }.generations(at: .named(Self.domain))
         #expect(Self.inode(fixture.userFile(Self.domain)) == inode, "the commit recycled generation 2")
         #expect(!versions.isEmpty)

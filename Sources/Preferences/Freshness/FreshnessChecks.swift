@@ -26,6 +26,9 @@ final class FreshnessChecks: @unchecked Sendable {
         seen.deallocate()
     }
 
+    /// How many domain files' counters reads check.
+    var checkedFileCount: Int { count.load(ordering: .acquiring) }
+
     /// Adds `domain`'s counter unless it is checked already or the array is full.
     func add(_ domain: PersistentDomain, counter: CommitCounter) {
         domains.withLock { domains in

@@ -109,7 +109,7 @@ extension DomainFile {
         }
         try policy.check(status, path: path, role: role)
         #if DEBUG
-        ReadInterleaving.opened(path)
+        Interleaving.reached(.afterOpening, at: path)
         #endif
         let bytes = try readAll(descriptor, expectedSize: Int(status.size), limit: policy.sizeLimit)
         return (bytes, FileIdentity(status))

@@ -17,7 +17,7 @@ struct DomainWriter {
     ///   with nothing left to write now) is synced to disk: a crash after the return
     ///   loses nothing. A background flush passes false and lets ``DirectorySync`` finish.
     func flush(durably: Bool) throws(PreferencesError) {
-        guard domain.hasPendingChanges else {
+        guard domain.hasUnfinishedWrites else {
             if durably { try DirectorySync.shared.waitForRequestedSyncs(of: domain.file.directory) }
             return
         }
@@ -70,8 +70,11 @@ struct DomainWriter {
         let lockDeadline = ContinuousClock.now.advanced(by: domain.policy.lockTimeout)
         let written = try domain.fileAccess.withLock { _ throws(PreferencesError) -> (Result?, PendingDeliveries)? in
             let (batch, replacement, disk, known) = domain.state.withLock { state in
-                (state.pending, state.replacement, state.disk, state.problem == nil ? state.known : nil)
+                state.isWriting = true
+                return (state.pending, state.replacement, state.disk, state.problem == nil ? state.known : nil)
             }
+            // Cleared on every path, after the counter is raised (see `hasUnfinishedWrites`).
+            defer { domain.state.withLock { $0.isWriting = false } }
             let hasChanges = !batch.isEmpty || replacement != nil
             if onlyIfPending && !hasChanges { return nil }
             var result: Result?
@@ -161,6 +164,9 @@ struct DomainWriter {
                 // and before flush() returns: a read anywhere that starts after the return
                 // finds the counter raised (see CommitCounter).
                 domain.openCommitCounterWhileLocked()
+                #if DEBUG
+                Interleaving.reached(.beforeRaisingCounter, at: file.path)
+                #endif
                 domain.commitCounter?.raise()
             }
             return (result, stores)

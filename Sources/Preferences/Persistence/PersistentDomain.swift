@@ -111,6 +111,14 @@ final class PersistentDomain: Sendable {
         state.withLock { $0.hasPendingChanges }
     }
 
+    /// Whether this process has changes not yet on disk, or a write of them is still
+    /// finishing: a write clears its changes from `pending` after its rename but raises the
+    /// commit counter a moment later, and a flush that returned in between would let a
+    /// reader elsewhere, told the flush is done, read before the counter says so.
+    var hasUnfinishedWrites: Bool {
+        state.withLock { $0.hasPendingChanges || $0.isWriting }
+    }
+
     /// Reads the file if it has never been read.
     func loadIfNeeded() {
         guard !state.withLock({ $0.isLoaded }) else { return }
