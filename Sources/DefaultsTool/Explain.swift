@@ -11,7 +11,8 @@ struct Explain: ParsableCommand {
             by-host, global, system, system global, registration, declared (the schema's \
             defaults). A value that breaks the domain's schema is marked invalid and passed over. \
             A layer whose file is corrupt is read from the newest generation that decodes, which \
-            is named. A program's own launch arguments and registered defaults live in that \
+            is named. A forced value written by preferences-fleet names the etcd key and revision \
+            it came from. A program's own launch arguments and registered defaults live in that \
             program only, so they are not seen here.
 
             Examples:
@@ -59,6 +60,7 @@ struct Explain: ParsableCommand {
                         ("value", JSONText.encode(source.value, pretty: false)),
                         ("invalid", source.violation.map { JSONText.string($0.rule.description) } ?? "null"),
                         ("generation", source.recovery.map { String($0.generation) } ?? "null"),
+                        ("origin", source.origin.map(JSONText.string) ?? "null"),
                     ])
                 }.joined(separator: ",") + "]"),
             ]))
@@ -71,7 +73,8 @@ struct Explain: ParsableCommand {
             let mark = source == winner ? "* " : "  "
             let path = source.path.map { path in " (\(path)" + (source.recovery.map { ", generation \($0.generation)" } ?? "") + ")" } ?? ""
             let invalid = source.violation.map { " (invalid: \($0.rule); passed over)" } ?? ""
-            Output.line("\(mark)\(source.layer.rawValue)\(path): \(CompactText.encode(source.value))\(invalid)")
+            let origin = source.origin.map { ", from \($0)" } ?? ""
+            Output.line("\(mark)\(source.layer.rawValue)\(path): \(CompactText.encode(source.value))\(origin)\(invalid)")
         }
     }
 }

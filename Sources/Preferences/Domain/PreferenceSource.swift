@@ -37,16 +37,21 @@ public struct PreferenceSource: Sendable, Hashable {
     public let violation: SchemaViolation?
     /// The layer's file is corrupt and the value comes from this generation of it instead.
     public let recovery: DomainRecovery?
+    /// Where the file's writer says the value came from (the fleet policy's etcd key and
+    /// revision, for the forced layer; see ``CommitOrigin``), if it said.
+    public let origin: String?
 
     /// Creates a source.
     public init(
-        layer: Layer, path: String?, value: PropertyListValue, violation: SchemaViolation? = nil, recovery: DomainRecovery? = nil
+        layer: Layer, path: String?, value: PropertyListValue, violation: SchemaViolation? = nil, recovery: DomainRecovery? = nil,
+        origin: String? = nil
     ) {
         self.layer = layer
         self.path = path
         self.value = value
         self.violation = violation
         self.recovery = recovery
+        self.origin = origin
     }
 }
 

@@ -1,4 +1,5 @@
 import Logging
+import SystemPackage
 
 /// Which file each user, by-host and system domain of a configuration is, and the policy it
 /// is read and written under.
@@ -15,6 +16,10 @@ struct DomainFileLayout: Sendable {
     /// System and managed files: root's or the user's (an administrator installs them, a
     /// test or a container may own them); never created by us, since we only read them.
     let systemPolicy: FilePolicy
+    /// The managed layer as its one writer (a fleet-policy service, as root) writes it: its
+    /// own files only, the directory made if missing, and modes 0644 and 0755, since every
+    /// user's programs read it.
+    let managedWriterPolicy: FilePolicy
     /// Where writes and problems of files opened here are logged.
     let logger: Logger
 
@@ -30,6 +35,11 @@ struct DomainFileLayout: Sendable {
             sizeLimit: configuration.sizeLimit, lockTimeout: configuration.lockTimeout,
             trustedOwners: Array(Set([0, geteuidValue])), createsDirectory: false,
             generationLimit: configuration.generationLimit, generationByteLimit: configuration.generationByteLimit)
+        managedWriterPolicy = FilePolicy(
+            sizeLimit: configuration.sizeLimit, lockTimeout: configuration.lockTimeout,
+            trustedOwners: [geteuidValue], createsDirectory: true,
+            generationLimit: configuration.generationLimit, generationByteLimit: configuration.generationByteLimit,
+            fileMode: [.ownerReadWrite, .groupRead, .otherRead], directoryMode: [.ownerReadWriteExecute, .groupRead, .groupExecute, .otherRead, .otherExecute])
         logger = configuration.logger ?? PreferencesLogger.default
     }
 

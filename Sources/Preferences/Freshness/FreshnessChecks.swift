@@ -26,8 +26,10 @@ final class FreshnessChecks: @unchecked Sendable {
         seen.deallocate()
     }
 
-    /// How many domain files' counters reads check.
-    var checkedFileCount: Int { count.load(ordering: .acquiring) }
+    /// Whether reads check `domain`'s counter.
+    func checks(_ domain: PersistentDomain) -> Bool {
+        domains.withLock { $0.contains { $0 === domain } }
+    }
 
     /// Adds `domain`'s counter unless it is checked already or the array is full.
     func add(_ domain: PersistentDomain, counter: CommitCounter) {

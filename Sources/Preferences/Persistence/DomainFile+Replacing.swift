@@ -35,7 +35,7 @@ extension DomainFile {
     ///   the rename (the commit keeps the file being replaced as a generation there).
     /// - Returns: The identity of the new file, from its own descriptor after the rename.
     func replace(
-        with bytes: [UInt8], keepingCorruptFileAside: Bool, sequence: UInt64? = nil,
+        with bytes: [UInt8], keepingCorruptFileAside: Bool, mode: FilePermissions = .ownerReadWrite, sequence: UInt64? = nil,
         recycling: (FilePath) -> FileDescriptor? = { _ in nil }, beforeRename: () -> Void = {}
     ) throws(PreferencesError) -> FileIdentity {
         let (temporaryPath, writer) = try createTemporaryFile(recycling: recycling)
@@ -46,7 +46,7 @@ extension DomainFile {
             let record = sequence.map {
                 CommitRecord(sequence: $0, processID: SystemCalls.processID(), unit: ProcessUnit.current, modificationTime: modificationTime)
             }
-            try fill(writer, with: bytes, record: record, modificationTime: modificationTime)
+            try fill(writer, with: bytes, mode: mode, record: record, origin: CommitOrigin.current, modificationTime: modificationTime)
             // The writing descriptor is closed before the rename, through a read-only one kept
             // for the status: closing a file opened for writing raises IN_CLOSE_WRITE under
             // the name it has then, and after the rename that is the domain's name, which would
@@ -171,7 +171,8 @@ extension DomainFile {
         return staging
     }
 
-    /// Makes the mode exactly 0600, writes every byte and syncs the temporary file.
+    /// Makes the mode exactly `mode` (0600 unless the policy says otherwise), writes every
+    /// byte and syncs the temporary file.
     ///
     /// A recycled file is written over from its start and cut to the new length if it was
     /// longer; its old commit record, if a new one cannot be set, no longer names its
@@ -184,7 +185,10 @@ extension DomainFile {
     /// The commit record is set before the sync, so it is as durable as the data. Setting it
     /// may fail (`ENOTSUP` where the file system has no user attributes, `ENOSPC`, a quota):
     /// the version's writer is then unknown, which is no reason to refuse the write.
-    private func fill(_ descriptor: FileDescriptor, with bytes: [UInt8], record: CommitRecord?, modificationTime: Int64) throws(PreferencesError) {
+    private func fill(
+        _ descriptor: FileDescriptor, with bytes: [UInt8], mode: FilePermissions, record: CommitRecord?, origin: CommitOrigin?,
+        modificationTime: Int64
+    ) throws(PreferencesError) {
         let previousSize: Int64
         do {
             // `open` filtered 0600 through the umask, which leaves it as it is unless the umask
@@ -192,7 +196,7 @@ extension DomainFile {
             // the directory, so it runs only when the mode needs it.
             let status = try Errno.typed { try descriptor.stat() }
             previousSize = status.size
-            if status.permissions != .ownerReadWrite { try SystemCalls.fchmod(descriptor, .ownerReadWrite) }
+            if status.permissions != mode { try SystemCalls.fchmod(descriptor, mode) }
         } catch {
             throw failure(error, "could not set the mode of the temporary file")
         }
@@ -204,6 +208,14 @@ extension DomainFile {
         }
         if let record {
             try? SystemCalls.setExtendedAttribute(CommitRecord.attributeName, to: record.encoded, of: descriptor)
+        }
+        // A recycled file may carry an earlier version's origin: it names that version's
+        // modification time, never this one's, so it is ignored when read; replaced or
+        // removed here all the same, so it never outlives its version by much.
+        if let encoded = origin?.encoded(modificationTime: modificationTime) {
+            try? SystemCalls.setExtendedAttribute(CommitOrigin.attributeName, to: encoded, of: descriptor)
+        } else if previousSize > 0 {
+            try? SystemCalls.removeExtendedAttribute(CommitOrigin.attributeName, of: descriptor)
         }
         do {
             try SystemCalls.setModificationTime(descriptor, nanoseconds: modificationTime)

@@ -123,7 +123,8 @@ extension DomainFile {
         let identity: FileIdentity
         do {
             identity = try replace(
-                with: bytes, keepingCorruptFileAside: isCorrupt, sequence: commit.sequence, recycling: commit.recycle(as:),
+                with: bytes, keepingCorruptFileAside: isCorrupt, mode: policy.fileMode, sequence: commit.sequence,
+                recycling: commit.recycle(as:),
                 beforeRename: commit.keep)
         } catch {
             commit.abandon()
@@ -199,7 +200,9 @@ extension DomainFile {
         for component in FilePath(directory).components {
             prefix.append(component)
             do {
-                try SystemCalls.mkdir(prefix, .ownerReadWriteExecute)
+                try SystemCalls.mkdir(prefix, policy.directoryMode)
+                // The umask may have taken bits a reader needs (the managed layer's 0755).
+                if policy.directoryMode != .ownerReadWriteExecute { try SystemCalls.chmod(prefix, policy.directoryMode) }
                 created.append(prefix)
             } catch {
                 // Existing parents are expected; one that is not a directory makes the next

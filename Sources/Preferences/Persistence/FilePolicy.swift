@@ -1,3 +1,5 @@
+import SystemPackage
+
 /// The limits and trust rules a domain file is read and written under.
 ///
 /// Domain files can be edited by hand or planted by someone else, so every read checks the
@@ -29,6 +31,11 @@ struct FilePolicy: Sendable, Hashable {
     /// The most bytes the domain's generations may take together; the newest generation is
     /// kept even if it alone is larger.
     var generationByteLimit: Int
+    /// The mode of every domain file written: 0600, the user's alone, for the user's own
+    /// files; 0644 for the managed layer, which every user's programs must read.
+    var fileMode: FilePermissions
+    /// The mode of directories a write creates: 0700, or 0755 for the managed layer.
+    var directoryMode: FilePermissions
 
     /// Creates a policy; the defaults are 1 MiB, 10 seconds, only this process's effective
     /// user, creating the directory, and 32 generations within 8 MiB.
@@ -38,7 +45,9 @@ struct FilePolicy: Sendable, Hashable {
         trustedOwners: [UInt32] = [SystemCalls.effectiveUserID()],
         createsDirectory: Bool = true,
         generationLimit: Int = FilePolicy.defaultGenerationLimit,
-        generationByteLimit: Int = FilePolicy.defaultGenerationByteLimit
+        generationByteLimit: Int = FilePolicy.defaultGenerationByteLimit,
+        fileMode: FilePermissions = .ownerReadWrite,
+        directoryMode: FilePermissions = .ownerReadWriteExecute
     ) {
         self.sizeLimit = sizeLimit
         self.lockTimeout = lockTimeout
@@ -46,5 +55,7 @@ struct FilePolicy: Sendable, Hashable {
         self.createsDirectory = createsDirectory
         self.generationLimit = generationLimit
         self.generationByteLimit = generationByteLimit
+        self.fileMode = fileMode
+        self.directoryMode = directoryMode
     }
 }

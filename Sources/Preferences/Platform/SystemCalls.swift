@@ -211,6 +211,12 @@ enum SystemCalls {
         if result != 0 { throw currentErrno() }
     }
 
+    /// Removes an extended attribute of an open file (`fremovexattr`); one it does not have
+    /// throws `ENODATA`.
+    static func removeExtendedAttribute(_ name: String, of descriptor: FileDescriptor) throws(Errno) {
+        if name.withCString({ glibcRemoveExtendedAttribute(descriptor.rawValue, $0) }) != 0 { throw currentErrno() }
+    }
+
     /// An extended attribute of an open file, at most `limit` bytes (`fgetxattr`); nil if the
     /// file has none of that name (`ENODATA`).
     ///
@@ -253,6 +259,11 @@ enum SystemCalls {
     /// Creates one directory with the given permissions, less the umask (`mkdir`).
     static func mkdir(_ path: FilePath, _ permissions: FilePermissions) throws(Errno) {
         if path.withPlatformString({ Glibc.mkdir($0, permissions.rawValue) }) != 0 { throw currentErrno() }
+    }
+
+    /// Sets a path's permissions exactly, whatever the umask (`chmod`).
+    static func chmod(_ path: FilePath, _ permissions: FilePermissions) throws(Errno) {
+        if path.withPlatformString({ Glibc.chmod($0, permissions.rawValue) }) != 0 { throw currentErrno() }
     }
 
     /// The names in a directory, without `.` and `..` (`opendir`, `readdir`, `closedir`).
@@ -727,3 +738,7 @@ private func glibcGetExtendedAttribute(
 private func glibcGetLinkExtendedAttribute(
     _ path: UnsafePointer<CChar>, _ name: UnsafePointer<CChar>, _ value: UnsafeMutableRawPointer?, _ size: Int
 ) -> Int
+
+/// `int fremovexattr(int fd, const char *name)`.
+@_silgen_name("fremovexattr")
+private func glibcRemoveExtendedAttribute(_ descriptor: CInt, _ name: UnsafePointer<CChar>) -> CInt

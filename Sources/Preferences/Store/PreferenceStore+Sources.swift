@@ -21,11 +21,15 @@ extension PreferenceStore {
             }
         }
         // Each file's recovery is asked for outside the snapshot read: it takes the file's
-        // state lock, which a reader of the snapshot must never wait for.
+        // state lock, which a reader of the snapshot must never wait for. The forced layer's
+        // origin is read from its file, where its writer recorded it.
         return found.map { source, domain in
-            guard let recovery = domain?.recovery else { return source }
+            let recovery = domain?.recovery
+            let origin = source.layer == .forced ? source.path.flatMap(CommitOrigin.recorded(atPath:))?.origin(ofKey: key) : nil
+            guard recovery != nil || origin != nil else { return source }
             return PreferenceSource(
-                layer: source.layer, path: source.path, value: source.value, violation: source.violation, recovery: recovery)
+                layer: source.layer, path: source.path, value: source.value, violation: source.violation, recovery: recovery,
+                origin: origin)
         }
     }
 }
