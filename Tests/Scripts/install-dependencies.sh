@@ -9,8 +9,9 @@ set -euo pipefail
 # FUSE file system, where the watcher must poll because inotify misses changes beneath it;
 # systemd provides the systemd-journald and journalctl that Tests/Scripts/with-journald.sh
 # starts and the JournaldLogging tests read back with (util-linux's unshare isolates it); man-db
-# (with groff-base, which it depends on) renders the installed defaults(1) page in install-test.sh.
-packages=(pkg-config libsystemd-dev python3 strace util-linux bindfs systemd procps man-db)
+# (with groff-base, which it depends on) renders the installed defaults(1) page in install-test.sh;
+# etcd-server, etcd-client and openssl run the etcd clusters (plain and TLS) of the EtcdGateway tests.
+packages=(pkg-config libsystemd-dev python3 strace util-linux bindfs systemd procps man-db etcd-server etcd-client openssl)
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "error: swift is not on PATH; install a Swift 6.2 or newer toolchain first" >&2
