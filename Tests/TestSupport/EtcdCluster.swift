@@ -519,8 +519,8 @@ public struct EtcdTLSFiles: Sendable {
     /// - Parameter directory: An existing directory; the files are `ca.pem`, `server.pem`,
     ///   `server-key.pem`, `client.pem`, `client-key.pem` (and the CA's key).
     public static func generate(in directory: String) throws -> EtcdTLSFiles {
-        guard let openssl = installedProgram("openssl") ?? (FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") ? "/usr/bin/openssl" : nil)
-        else { throw EtcdClusterError("needs the openssl command (Debian's openssl package)") }
+        let standard = FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") ? "/usr/bin/openssl" : nil
+        guard let openssl = standard ?? installedProgram("openssl") else { throw EtcdClusterError("needs the openssl command (Debian's openssl package)") }
         func run(_ arguments: [String]) throws {
             let result = try EtcdCluster.execute(openssl, arguments, directory: directory)
             guard result.status == 0 else {

@@ -1,0 +1,121 @@
+import EtcdGateway
+import Foundation
+import Logging
+import Synchronization
+import TestSupport
+import Testing
+
+/// One single-member etcd cluster for a whole suite, handed to its tests through
+/// ``current``: starting etcd costs about a second, a test's own keys (under a fresh prefix)
+/// cost nothing. Suites that compact, enable authentication or kill members start their own.
+struct SharedEtcdCluster: SuiteTrait, TestScoping {
+    /// The cluster of the suite being run.
+    @TaskLocal static var current: EtcdCluster?
+
+    var isRecursive: Bool { false }
+
+    // `@concurrent`, as the protocol (compiled without NonisolatedNonsendingByDefault) declares it.
+    @concurrent func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @concurrent @Sendable () async throws -> Void
+    ) async throws {
+        let cluster = try await EtcdCluster.start(members: 1)
+        defer { cluster.shutdown() }
+        try await Self.$current.withValue(cluster) { try await function() }
+    }
+
+    /// The suite's cluster; fails the test when it runs outside the trait.
+    static func cluster() throws -> EtcdCluster {
+        try #require(current, "the suite needs the .sharedEtcdCluster trait")
+    }
+}
+
+extension Trait where Self == SharedEtcdCluster {
+    /// Starts one single-member cluster for the suite (see ``SharedEtcdCluster``).
+    static var sharedEtcdCluster: Self { SharedEtcdCluster() }
+}
+
+/// Messages the client logged, so a test sees that it took a path (re-authentication) that
+/// leaves no other trace.
+final class LogRecorder: Sendable {
+    private let messages = Mutex<[String]>([])
+
+    var recorded: [String] { messages.withLock { $0 } }
+
+    /// A logger whose messages at notice and above land in ``recorded``.
+    var logger: Logger {
+        Logger(label: "EtcdGatewayTests") { _ in Handler(recorder: self) }
+    }
+
+    private struct Handler: LogHandler {
+        let recorder: LogRecorder
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .notice
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            recorder.messages.withLock { $0.append("\(event.message)") }
+        }
+    }
+}
+
+/// Runs `body` with a client of `cluster` (all its endpoints) and shuts the client down after.
+@discardableResult
+func withClient<Result: Sendable>(
+    _ cluster: EtcdCluster, tls: EtcdTLS? = nil, credentials: EtcdCredentials? = nil, logger: Logger = Logger(label: "EtcdGatewayTests"),
+    _ body: (EtcdClient) async throws -> Result
+) async throws -> Result {
+    let client = try EtcdClient(
+        configuration: EtcdConfiguration(endpoints: cluster.clientURLs, tls: tls, credentials: credentials), logger: logger)
+    do {
+        let result = try await body(client)
+        try await client.shutdown()
+        return result
+    } catch {
+        try? await client.shutdown()
+        throw error
+    }
+}
+
+struct TimedOut: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// `body`, or ``TimedOut`` after 30 s: a bound for liveness (a watch that never delivers
+/// must fail the test, not hang the run), far above what any step takes.
+func withinBound<Result: Sendable>(_ what: String, _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
+    try await withThrowingTaskGroup(of: Result?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(30))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let result = first else { throw TimedOut(description: "timed out: \(what)") }
+        return result
+    }
+}
+
+/// The next `count` events of `stream` (bounded), in order.
+func events(_ count: Int, from stream: AsyncThrowingStream<EtcdWatchResponse, any Error>) async throws -> [EtcdEvent] {
+    try await withinBound("\(count) watch events") {
+        var events: [EtcdEvent] = []
+        for try await response in stream {
+            #expect(!response.events.isEmpty)
+            #expect(response.revision >= response.events.last?.keyValue.modRevision ?? 0)
+            events += response.events
+            if events.count >= count { break }
+        }
+        return events
+    }
+}
+
+/// A fresh key prefix, so tests sharing a cluster never see each other's keys.
+func uniquePrefix(_ name: String) -> String {
+    "tests/\(name)/\(UUID().uuidString)/"
+}
+
+extension String {
+    var bytes: [UInt8] { Array(utf8) }
+}
