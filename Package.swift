@@ -26,6 +26,7 @@ let package = Package(
         .executable(name: "defaults", targets: ["DefaultsTool"]),
         .executable(name: "preferences-config-example", targets: ["ConfigurationExample"]),
         .executable(name: "preferences-keygen", targets: ["preferences-keygen"]),
+        .executable(name: "preferences-fleet", targets: ["FleetService"]),
         .plugin(name: "PreferenceKeys", targets: ["PreferenceKeys"]),
     ],
     dependencies: [
@@ -35,6 +36,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The etcd client of preferences-fleet: etcd's v3 JSON gateway over HTTP/1.1 with TLS
+        // client certificates (see Sources/EtcdGateway).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .target(name: "PropertyList", swiftSettings: strictSettings),
@@ -136,7 +142,32 @@ let package = Package(
         .executableTarget(name: "PreferencesDemo", dependencies: ["Preferences"], swiftSettings: strictSettings),
         // The fleet policy's etcd key layout and its merge into managed values (issue 21), apart
         // from any etcd client, so it is tested without a cluster; the service comes next.
-        .target(name: "FleetPolicy", dependencies: ["Preferences", "PropertyList"], swiftSettings: strictSettings),
+        .target(name: "FleetPolicy", dependencies: ["Preferences", "PropertyList", .product(name: "Logging", package: "swift-log")], swiftSettings: strictSettings),
+        // A client of etcd's v3 API through its JSON gateway: range, watch, put, delete,
+        // authentication and TLS with client certificates; knows nothing of preferences.
+        .target(
+            name: "EtcdGateway",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // preferences-fleet: follows the fleet layout in etcd and writes the managed layer.
+        .executableTarget(
+            name: "FleetService",
+            dependencies: [
+                "FleetPolicy", "EtcdGateway", "Preferences", "PreferencesService", "JournaldLogging",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
         .executableTarget(
             name: "PreferencesWorker",
@@ -196,7 +227,15 @@ let package = Package(
         ),
         .testTarget(
             name: "FleetPolicyTests",
-            dependencies: ["FleetPolicy", "Preferences", "PropertyList"],
+            dependencies: [
+                "FleetPolicy", "Preferences", "PropertyList", "TestSupport", "EtcdGateway", "FleetService", "PreferencesWorker",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "EtcdGatewayTests",
+            dependencies: ["EtcdGateway", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -85,9 +85,14 @@ extension EtcdClient {
     /// endpoint that fails before the watch exists counts as unreachable and the next is tried.
     private func openWatch(body: Data, at endpoint: String, renewToken: Bool) async throws -> OpenWatch {
         let token = try await token(at: endpoint, renew: renewToken)
+        var request = Self.request("/v3/watch", body: body, at: endpoint, token: token)
+        // etcd's "require leader" (gRPC metadata `hasleader`, which the gateway takes from this
+        // header): a member cut off from the others cancels the watch once it has no leader,
+        // instead of keeping it open and silent while the cluster goes on without it.
+        request.headers.add(name: "Grpc-Metadata-Hasleader", value: "true")
         let response: HTTPClientResponse
         do {
-            response = try await stream(Self.request("/v3/watch", body: body, at: endpoint, token: token))
+            response = try await stream(request)
         } catch {
             try Task.checkCancellation()
             throw EndpointFailure(reason: "\(error)")

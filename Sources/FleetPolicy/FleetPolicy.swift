@@ -139,6 +139,17 @@ public struct FleetPolicy: Sendable {
         return merged
     }
 
+    /// The etcd key and revision each managed key of `domain` comes from on this machine (the
+    /// strongest scope that sets it), as ``managedValues(of:)`` merges them.
+    public func keySources(of domain: DomainName) -> [String: (key: String, revision: Int64)] {
+        var sources: [String: (key: String, revision: Int64)] = [:]
+        for scope in applicableScopes {
+            guard let entry = entries[FleetKey(scope: scope, domain: domain)] else { continue }
+            for key in entry.values.keys { sources[key] = (prefix + "\(scope)/\(domain)", entry.revision) }
+        }
+        return sources
+    }
+
     /// The etcd keys that feed `domain` on this machine and their revisions, weakest first:
     /// what `defaults explain` names as the source.
     public func sources(of domain: DomainName) -> [(key: String, revision: Int64)] {

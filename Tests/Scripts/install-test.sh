@@ -32,7 +32,7 @@ manifest=$prefix/share/swift-preferences/install-manifest
 [[ -s $manifest ]] || fail "no install manifest at $manifest"
 
 # The executables.
-for executable in defaults preferences-greeter preferences-demo preferences-config-example preferences-keygen; do
+for executable in defaults preferences-fleet preferences-greeter preferences-demo preferences-config-example preferences-keygen; do
     [[ -x $prefix/bin/$executable ]] || fail "$prefix/bin/$executable is not installed or not executable"
 done
 
@@ -52,6 +52,18 @@ unit=$prefix/lib/systemd/user/preferences-greeter.service
 [[ -s $unit ]] || fail "$unit is not installed"
 grep -qx "ExecStart=$prefix/bin/preferences-greeter" "$unit" || fail "$unit does not start $prefix/bin/preferences-greeter"
 [[ -s $prefix/lib/systemd/catalog/swift-preferences.catalog ]] || fail "the journald catalog is not installed"
+fleet_unit=$prefix/lib/systemd/system/preferences-fleet.service
+[[ -s $fleet_unit ]] || fail "$fleet_unit is not installed"
+grep -q "^ExecStart=$prefix/bin/preferences-fleet --endpoints" "$fleet_unit" || fail "$fleet_unit does not start $prefix/bin/preferences-fleet"
+# The fleet service's contract is in its --help and its man page.
+fleet_help=$("$prefix/bin/preferences-fleet" --help) || fail "preferences-fleet --help failed"
+for word in '--endpoints' '--prefix' '--group' 'fleet/<domain>' 'groups/<group>/<domain>' 'hosts/<hostname>/<domain>' 'PREFERENCES_SYSTEM_DIR' 'Examples:'; do
+    grep -qF -- "$word" <<<"$fleet_help" || fail "preferences-fleet --help does not mention $word"
+done
+fleet_page=$prefix/share/man/man1/preferences-fleet.1
+rendered=$(MANWIDTH=100 man -l "$fleet_page" 2>"$work/man.err") || { cat "$work/man.err" >&2; fail "man -l $fleet_page failed"; }
+[[ ! -s $work/man.err ]] || fail "man -l $fleet_page warned: $(cat "$work/man.err")"
+grep -q 'hosts/<hostname>/<domain>' <<<"$rendered" || fail "the preferences-fleet man page does not give the key layout"
 
 # The man page: man renders it, with its NAME section, every verb and their examples.
 page=$prefix/share/man/man1/defaults.1

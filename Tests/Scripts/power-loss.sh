@@ -6,7 +6,9 @@
 # Usage: bash Tests/Scripts/power-loss.sh [--quick|--long] [--omit file|directory] [BIN-PATH]
 #   --quick   2 writer processes, 6 rounds each (the test suite's run)
 #   (default) 3 writer processes, 12 rounds each
-#   --long    4 writer processes, 180 rounds each (run-all.sh: over 10,000 distinct crash states)
+#   --long    4 writer processes, 180 rounds each (over 10,000 distinct crash states)
+#   --rounds N  N rounds per writer instead (run-all.sh: --long --rounds 120, to keep the suite
+#             within its 20 minutes)
 #   --omit X  run the workload with a sync taken out (PREFERENCES_TEST_OMIT_SYNC, debug builds
 #             only): `file` drops the new file's fsync before its rename, `directory` the
 #             directory's fsync after it. The run must then find failing states; it names the
@@ -41,22 +43,26 @@
 # missing or older; a transaction's two keys differ (a state mixing two commits).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-mode=default omit=""
+mode=default omit="" rounds_override=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --quick) mode=quick; shift ;;
         --long) mode=long; shift ;;
         --omit) omit="$2"; shift 2 ;;
+        --rounds) rounds_override="$2"; shift 2 ;;
         *) break ;;
     esac
 done
 bin="${1:-$(swift build --show-bin-path)}"
 command -v strace >/dev/null || { echo "strace is not installed: run Tests/Scripts/install-dependencies.sh" >&2; exit 1; }
-exec python3 - "$bin/PreferencesWorker" "$mode" "$omit" <<'PY'
+[[ $rounds_override =~ ^[0-9]+$ ]] || { echo "power-loss: --rounds takes a number" >&2; exit 64; }
+exec python3 - "$bin/PreferencesWorker" "$mode" "$omit" "$rounds_override" <<'PY'
 import hashlib, itertools, json, os, re, shutil, subprocess, sys, tempfile
 
 worker, mode, omit = sys.argv[1], sys.argv[2], sys.argv[3]
 writers, rounds = {"quick": (2, 6), "default": (3, 12), "long": (4, 180)}[mode]
+if int(sys.argv[4]) > 0:
+    rounds = int(sys.argv[4])
 domain = "com.example.powerloss"
 
 # ---------------------------------------------------------------- recording

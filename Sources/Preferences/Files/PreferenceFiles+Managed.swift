@@ -15,6 +15,8 @@ extension PreferenceFiles {
     /// Every process reading the domain sees the change as one from another process.
     ///
     /// - Parameters:
+    ///   - values: The domain's managed values; empty removes the file.
+    ///   - name: The domain's name, checked as every domain name is.
     ///   - origin: Where the values came from: recorded with the file, and named by
     ///     ``PreferenceStore/sources(forKey:)`` (`defaults explain`).
     /// - Returns: Whether the file changed (values or origin); false when it already held them.

@@ -4,8 +4,8 @@ import Foundation
 /// says: a fleet-policy service names the etcd key and revision behind each managed key, so
 /// that `defaults explain` can name them (``PreferenceSource/origin``).
 ///
-/// Stored like ``CommitRecord``, in an extended attribute of the file itself
-/// (``attributeName``), set on the temporary file before it is synced and renamed into place:
+/// Stored like the writer's commit record, in an extended attribute of the file itself
+/// (`user.swift-preferences.origin`), set on the temporary file before it is synced and renamed into place:
 /// it is durable with the data and can never describe another version's values. The text is
 /// JSON, `{"v":1,"mtime":<ns>,"summary":"…","keys":{"Key":"…"}}`, and names the modification
 /// time the writer stamped, so a file rewritten in place by hand (which moves the time and

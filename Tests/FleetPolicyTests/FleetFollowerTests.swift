@@ -1,0 +1,138 @@
+import FleetPolicy
+import Foundation
+import Logging
+import Preferences
+import Synchronization
+import TestSupport
+import Testing
+
+/// The follower's bookkeeping against a scripted source: replays, compactions and losses that a
+/// real etcd produces only by chance (a reconnect whose first response repeats a revision) are
+/// injected here; FleetServiceTests runs the real service against real clusters.
+@Suite("Following fleet policy")
+struct FleetFollowerTests {
+    /// A source that plays one script per call: each `changes` call takes the next stream.
+    final class ScriptedSource: FleetPolicySource, @unchecked Sendable {
+        // Safety: every property is behind the mutex.
+        struct Script {
+            var snapshots: [FleetSnapshot]
+            /// Each stream's batches, and the error it ends with (nil: it stays open).
+            var streams: [(batches: [[FleetChange]], end: (any Error)?)]
+            var snapshotCalls = 0
+            var changeCalls: [Int64] = []
+        }
+
+        let script: Mutex<Script>
+
+        init(snapshots: [FleetSnapshot], streams: [(batches: [[FleetChange]], end: (any Error)?)]) {
+            script = Mutex(Script(snapshots: snapshots, streams: streams))
+        }
+
+        func snapshot(prefix: String) async throws -> FleetSnapshot {
+            try script.withLock { script in
+                guard !script.snapshots.isEmpty else { throw CancellationError() }
+                script.snapshotCalls += 1
+                return script.snapshots.removeFirst()
+            }
+        }
+
+        func changes(prefix: String, from revision: Int64) -> AsyncThrowingStream<[FleetChange], any Error> {
+            let next = script.withLock { script -> (batches: [[FleetChange]], end: (any Error)?)? in
+                script.changeCalls.append(revision)
+                return script.streams.isEmpty ? nil : script.streams.removeFirst()
+            }
+            return AsyncThrowingStream { continuation in
+                guard let next else {
+                    // Nothing left to play: the follower is done, as a cancelled service is.
+                    continuation.finish(throwing: CancellationError())
+                    return
+                }
+                for batch in next.batches { continuation.yield(batch) }
+                if let end = next.end { continuation.finish(throwing: end) } else { continuation.finish() }
+            }
+        }
+    }
+
+    struct Lost: Error {}
+
+    static func plist(_ values: [String: Int]) -> [UInt8] {
+        let body = values.sorted { $0.key < $1.key }.map { "<key>\($0.key)</key><integer>\($0.value)</integer>" }.joined()
+        return Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist version=\"1.0\"><dict>\(body)</dict></plist>".utf8)
+    }
+
+    static func put(_ key: String, _ values: [String: Int], at revision: Int64) -> FleetChange {
+        FleetChange(key: key, kind: .put(plist(values)), revision: revision)
+    }
+
+    func run(_ source: ScriptedSource, home: PrivatePreferencesHome) async -> [FleetFollower.Event] {
+        let files = PreferenceFiles(configuration: PreferenceStore.Configuration(environment: home.environment))
+        var follower = FleetFollower(
+            source: source, policy: FleetPolicy(hostname: "h"), files: files, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        follower.firstRetryDelay = .milliseconds(1)
+        let events = Mutex<[FleetFollower.Event]>([])
+        await follower.run { event in events.withLock { $0.append(event) } }
+        return events.withLock { $0 }
+    }
+
+    static func managed(_ home: PrivatePreferencesHome, _ domain: String) -> [String: PropertyListValue]? {
+        try? PreferenceFiles(configuration: PreferenceStore.Configuration(environment: home.environment))
+            .persistentDomainValues(at: .file(atPath: "\(home.systemDirectory)/managed/\(domain).plist"))
+    }
+
+    @Test("after a loss it follows on from the revision after the last applied, and a repeated revision is not applied again")
+    func resumesWithoutReapplying() async throws {
+        let home = try PrivatePreferencesHome()
+        let a = "/preferences/fleet/com.example.a", b = "/preferences/fleet/com.example.b"
+        let source = ScriptedSource(
+            snapshots: [FleetSnapshot(revision: 1, entries: [])],
+            streams: [
+                ([[Self.put(a, ["n": 2], at: 2)], [Self.put(a, ["n": 3], at: 3)]], Lost()),
+                // The reconnect's first response repeats revision 3 with another value: it must
+                // not be applied a second time. Revision 5 is one transaction over two domains.
+                ([[Self.put(a, ["n": 99], at: 3), Self.put(a, ["n": 4], at: 4)], [Self.put(a, ["n": 5], at: 5), Self.put(b, ["m": 5], at: 5)]], nil),
+            ])
+        let events = await run(source, home: home)
+        let applied = events.compactMap { event -> (Int64, [String])? in
+            if case .applied(let revision, let domains) = event { (revision, domains.map(\.rawValue)) } else { nil }
+        }
+        #expect(applied.map(\.0) == [2, 3, 4, 5])
+        #expect(applied.last?.1 == ["com.example.a", "com.example.b"], "one revision's changes are written together")
+        #expect(source.script.withLock { $0.changeCalls } == [2, 4, 6])
+        #expect(Self.managed(home, "com.example.a") == ["n": 5])
+        #expect(Self.managed(home, "com.example.b") == ["m": 5])
+    }
+
+    @Test("a compaction past the last applied revision reads the whole prefix again, dropping keys deleted meanwhile")
+    func compactionResynchronizes() async throws {
+        let home = try PrivatePreferencesHome()
+        let a = "/preferences/fleet/com.example.a", b = "/preferences/fleet/com.example.b"
+        let source = ScriptedSource(
+            snapshots: [
+                FleetSnapshot(revision: 2, entries: [(a, Self.plist(["n": 1]), 1), (b, Self.plist(["m": 1]), 2)]),
+                // Meanwhile b was deleted and a changed, and the history was compacted.
+                FleetSnapshot(revision: 9, entries: [(a, Self.plist(["n": 9]), 9)]),
+            ],
+            streams: [([], FleetCompaction(compactRevision: 8)), ([], CancellationError())])
+        #expect(Self.managed(home, "com.example.b") == nil)
+        let events = await run(source, home: home)
+        let synchronized = events.compactMap { event -> Int64? in
+            if case .synchronized(let revision) = event { revision } else { nil }
+        }
+        #expect(synchronized == [2, 9])
+        #expect(source.script.withLock { $0.changeCalls } == [3, 10])
+        #expect(Self.managed(home, "com.example.a") == ["n": 9])
+        #expect(Self.managed(home, "com.example.b") == nil, "a domain whose keys were deleted during the gap loses its file")
+    }
+
+    @Test("a managed file this service wrote for a domain no longer in etcd is removed at start; one an administrator installed is kept")
+    func staleFilesAtStart() async throws {
+        let home = try PrivatePreferencesHome()
+        let files = PreferenceFiles(configuration: PreferenceStore.Configuration(environment: home.environment))
+        try files.replaceManagedDomain(["k": 1], named: "com.example.ours", origin: CommitOrigin(summary: "fleet policy /preferences/fleet/com.example.ours at revision 3"))
+        try files.replaceManagedDomain(["k": 1], named: "com.example.admin")
+        let source = ScriptedSource(snapshots: [FleetSnapshot(revision: 5, entries: [])], streams: [([], nil)])
+        _ = await run(source, home: home)
+        #expect(Self.managed(home, "com.example.ours") == nil)
+        #expect(Self.managed(home, "com.example.admin") == ["k": 1])
+    }
+}
