@@ -1,4 +1,5 @@
 import Foundation
+import Preferences
 import PropertyList
 import Testing
 import TestSupport
@@ -42,6 +43,30 @@ struct ExplainEditTests {
         #expect(object["value"] as? String == "forced")
         let layers = try #require(object["layers"] as? [[String: Any]])
         #expect(layers.map { $0["layer"] as? String } == ["forced", "by-host", "app", "global", "system", "system global"])
+    }
+
+    @Test("explain names where a forced value came from, per key, when its writer recorded it (preferences-fleet)")
+    func forcedOrigin() throws {
+        let tool = try ToolFixture()
+        let s = tool.systemDirectory
+        try tool.output(["write", "com.example.app", "Channel", "beta"])
+        let files = PreferenceFiles(configuration: PreferenceStore.Configuration(environment: tool.environment))
+        try files.replaceManagedDomain(
+            ["Channel": "stable", "Telemetry": false], named: "com.example.app",
+            origin: CommitOrigin(
+                summary: "fleet policy /preferences/fleet/com.example.app at revision 7",
+                keys: ["Channel": "fleet policy /preferences/hosts/kiosk-7/com.example.app at revision 9"]))
+        #expect(try tool.output(["explain", "com.example.app", "Channel"]) == """
+            Channel in com.example.app is stable, from the forced layer.
+            Layers holding Channel, first wins:
+            * forced (\(s)/managed/com.example.app.plist): stable, from fleet policy /preferences/hosts/kiosk-7/com.example.app at revision 9
+              app (\(tool.userDirectory)/com.example.app.plist): beta
+
+            """)
+        let json = try tool.output(["explain", "--json", "com.example.app", "Telemetry"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let layers = try #require(object["layers"] as? [[String: Any]])
+        #expect(layers.first?["origin"] as? String == "fleet policy /preferences/fleet/com.example.app at revision 7")
     }
 
     @Test("explain of a key no layer holds exits 1")
