@@ -60,6 +60,15 @@ let package = Package(
             path: "Harness/CoreLatency",
             swiftSettings: [.treatAllWarnings(as: .error)]
         ),
+        // etcd put → change callback through `preferences-fleet`, and the interruption a
+        // leader's loss causes: run by Benchmarks/fleet-latency.sh (it starts its own etcd
+        // cluster and the service binary it is given).
+        .executableTarget(
+            name: "fleet-latency",
+            dependencies: [.product(name: "Preferences", package: "swift-preferences")],
+            path: "Harness/FleetLatency",
+            swiftSettings: [.treatAllWarnings(as: .error)]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
