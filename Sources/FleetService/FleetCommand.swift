@@ -37,6 +37,10 @@ struct FleetCommand: AsyncParsableCommand {
             the files are kept as they are; the service follows again from the revision after \
             the last one it applied, and reads the whole prefix again after a compaction.
 
+            With etcd authentication on (--user), etcd 3.4 refuses a request through its \
+            gateway that also carries a client certificate with a common name (CN): give such \
+            a certificate no CN, or use a password alone.
+
             Examples:
               preferences-fleet --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379
               preferences-fleet --endpoints https://etcd.example:2379 --group lab --group kiosk \\
@@ -62,6 +66,8 @@ struct FleetCommand: AsyncParsableCommand {
     var user: String?
     @Option(help: "A file holding the etcd user's password (never given on the command line).")
     var passwordFile: String?
+    @Flag(help: "Log to standard error even where journald listens (when run by hand, or by a test).")
+    var logToStandardError = false
 
     func validate() throws {
         guard !endpointList.isEmpty else { throw ValidationError("--endpoints names no URL") }
@@ -78,7 +84,11 @@ struct FleetCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        LoggingSystem.bootstrap { JournaldLogHandler.makeHandler(label: $0) }
+        if logToStandardError {
+            LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        } else {
+            LoggingSystem.bootstrap { JournaldLogHandler.makeHandler(label: $0) }
+        }
         let logger = Logger(label: "preferences-fleet")
         var credentials: EtcdCredentials?
         if let user, let passwordFile {

@@ -6,10 +6,6 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Whether journald listens here: the service then logs to it rather than to standard error,
-/// and these tests, which read the service's log from standard error, cannot see it.
-private let journaldListens = FileManager.default.fileExists(atPath: "/run/systemd/journal/socket")
-
 /// `preferences-fleet` end to end (issue 21): the real binary following a real etcd cluster
 /// on loopback and writing a private system directory's managed layer, watched by another
 /// process, through a leader's loss, members' restarts, a compaction, etcd going away, the
@@ -17,13 +13,13 @@ private let journaldListens = FileManager.default.fileExists(atPath: "/run/syste
 ///
 /// Every wait is a bounded wait for something to happen (liveness), never a timing threshold:
 /// what is checked is what arrived, in which order, and what the service logged.
-// Skipped where etcd or etcdctl is missing (Debian's etcd-server and etcd-client packages),
-// and where journald listens (the service's log then goes there, not to the file read here).
+// Skipped where etcd or etcdctl is missing (Debian's etcd-server and etcd-client packages).
+// The service logs to standard error (--log-to-standard-error), where journald listens too.
 // Serialized: each test starts its own cluster, service and watcher, and several at once on a
 // small, shared machine would make the elections and bounded waits compete for two cores.
 @Suite(
     "preferences-fleet against a real etcd cluster", .serialized,
-    .enabled(if: EtcdCluster.unavailableReason == nil && !journaldListens))
+    .enabled(if: EtcdCluster.unavailableReason == nil))
 struct FleetServiceTests {
     // MARK: a. Every put arrives, in order
 
@@ -470,7 +466,8 @@ private final class FleetServiceRun {
         defer { try? handle.close() }
         process.executableURL = builtProductsDirectory.appendingPathComponent("preferences-fleet")
         process.arguments =
-            ["--endpoints", endpoints, "--prefix", "/preferences/", "--group", "lab", "--hostname", "test-host"] + arguments
+            ["--endpoints", endpoints, "--prefix", "/preferences/", "--group", "lab", "--hostname", "test-host", "--log-to-standard-error"]
+            + arguments
         process.environment = home.processEnvironment
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = handle
