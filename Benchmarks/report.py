@@ -414,6 +414,11 @@ scale_png = os.path.join(os.path.dirname(out_png), "scale-curves.png")
 lines += tail_lines
 if core["scale"] or fanout:
     lines += [f"![flush cost by domain size, and fan-out]({os.path.basename(scale_png)})", ""]
+# Fleet policy (Benchmarks/fleet-latency.sh): its own Markdown section, with its own load.
+fleet = os.path.join(work, "fleet-latency.md")
+if os.path.exists(fleet):
+    with open(fleet, encoding="utf-8") as handle:
+        lines += ["## Fleet policy: etcd put → change callback", ""] + handle.read().rstrip("\n").split("\n") + [""]
 
 # ---- the plot ----
 series = [(f"ours, 1 watcher", samples("ours-samples-1.txt")), ("dconf, 1 watcher", samples("dconf-samples-1.txt")),
