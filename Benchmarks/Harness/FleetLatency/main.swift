@@ -10,7 +10,7 @@
 // the service manages. Then:
 //
 // - M puts (default 500), one at a time with a short random gap, each `{"n": i}` put through
-//   etcd's JSON gateway (POST /v3/kv/put) with URLSession, timed from just before the request
+//   etcd's JSON gateway (POST /v3/kv/put) over a plain socket, timed from just before the request
 //   to the store's change callback for n == i; each waits for its callback, so none is
 //   coalesced with the next.
 // - K leader losses (default 5): SIGKILL the leader, put again and again (on the surviving
@@ -23,9 +23,6 @@
 // with --samples, the raw samples to FILE (`put-callback-us`, `put-response-us` and
 // `recovery-ms` lines). Everything it starts is stopped, and its directory removed, at exit.
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Glibc
 import Preferences
 import Synchronization
@@ -226,47 +223,75 @@ final class Cluster {
 
 // MARK: The JSON gateway
 
-/// A request's answer, handed from URLSession's thread to the waiting one.
-final class Answer: Sendable {
-    let data = Mutex<Data?>(nil)
-}
-
-/// Synchronous requests to etcd's JSON gateway through URLSession.
+/// Synchronous requests to etcd's JSON gateway: HTTP/1.1 over a plain socket, one connection
+/// per request (loopback, so it costs tens of microseconds).
+///
+/// Not URLSession: on Linux, FoundationNetworking traps ("Transfer completed, but there's no
+/// response", swift-corelibs-foundation issue 5285) when a transfer ends without a response,
+/// which a put caught by a leader's loss did here, and it took the whole harness down in a
+/// report run even with its own timeout set far away.
 final class Gateway: Sendable {
-    private let session: URLSession
-
-    init() {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpMaximumConnectionsPerHost = 8
-        configuration.timeoutIntervalForRequest = 300
-        configuration.timeoutIntervalForResource = 300
-        session = URLSession(configuration: configuration)
+    /// POSTs `body` as JSON to `endpoint + path`; the parsed JSON object of a 200 answer, or nil
+    /// when there is none within `timeout` seconds (the socket's send and receive timeouts).
+    func post(_ endpoint: String, _ path: String, _ body: [String: String], timeout: TimeInterval) -> [String: Any]? {
+        guard let url = URL(string: endpoint), let host = url.host, let port = url.port,
+            let payload = try? JSONSerialization.data(withJSONObject: body)
+        else { return nil }
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return nil }
+        defer { close(socket) }
+        var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { return nil }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return nil }
+        let head = "POST \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nContent-Type: application/json\r\nContent-Length: \(payload.count)\r\nConnection: close\r\n\r\n"
+        let request = Array(head.utf8) + Array(payload)
+        var sent = 0
+        while sent < request.count {
+            let count = request[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { return nil }
+            sent += count
+        }
+        // Read to the end: the server closes the connection after its answer.
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count == 0 { break }
+            guard count > 0 else { return nil }
+            response += buffer[..<count]
+        }
+        return Self.parse(response)
     }
 
-    /// POSTs `body` as JSON to `endpoint + path`; the parsed JSON object of a 200 answer, or nil
-    /// when there is none within `timeout` seconds.
-    ///
-    /// A request not answered in time is abandoned, not cancelled: it goes on and ends by
-    /// itself (etcd answers a put stuck behind a lost leader within its own request timeout).
-    /// URLSession's own timeout is set far beyond ours because on Linux it can end the
-    /// process: FoundationNetworking traps ("Transfer completed, but there's no response",
-    /// swift-corelibs-foundation issue 5285) when a transfer ends with no response, which a
-    /// put timed out while a member was waiting for a new leader did here.
-    func post(_ endpoint: String, _ path: String, _ body: [String: String], timeout: TimeInterval) -> [String: Any]? {
-        guard let url = URL(string: endpoint + path) else { return nil }
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 300)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = try? JSONSerialization.data(withJSONObject: body)
-        let result = Answer()
-        let done = DispatchSemaphore(value: 0)
-        session.dataTask(with: request) { data, response, _ in
-            if (response as? HTTPURLResponse)?.statusCode == 200 { result.data.withLock { $0 = data } }
-            done.signal()
-        }.resume()
-        if done.wait(timeout: .now() + timeout) == .timedOut { return nil }
-        guard let data = result.data.withLock({ $0 }) else { return nil }
-        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+    /// The JSON body of a 200 response, de-chunked if need be.
+    static func parse(_ response: [UInt8]) -> [String: Any]? {
+        let separator = Array("\r\n\r\n".utf8)
+        guard let split = (0...max(0, response.count - 4)).first(where: { Array(response[$0..<min($0 + 4, response.count)]) == separator })
+        else { return nil }
+        let head = String(decoding: response[..<split], as: UTF8.self).lowercased()
+        guard head.hasPrefix("http/1.1 200") || head.hasPrefix("http/1.0 200") else { return nil }
+        var body = Array(response[(split + 4)...])
+        if head.contains("transfer-encoding: chunked") {
+            var decoded: [UInt8] = []
+            var index = 0
+            while let lineEnd = (index..<max(index, body.count - 1)).first(where: { body[$0] == 13 && body[$0 + 1] == 10 }),
+                let size = Int(String(decoding: body[index..<lineEnd], as: UTF8.self).split(separator: ";")[0], radix: 16), size > 0,
+                lineEnd + 2 + size <= body.count
+            {
+                decoded += body[(lineEnd + 2)..<(lineEnd + 2 + size)]
+                index = lineEnd + 2 + size + 2
+            }
+            body = decoded
+        }
+        return (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
     }
 
     /// Puts `value` under `key`; true when etcd answered with a header (the put is committed).
