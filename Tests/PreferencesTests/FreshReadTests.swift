@@ -80,6 +80,26 @@ struct FreshReadTests {
         #expect(try fixture.onDisk(fixture.userFile("com.example.test"))?["n"] == .integer(1))
     }
 
+    @Test("a flush from inside a transaction's body, with nothing pending, returns at once: it does not wait for its own write")
+    func flushInsideTransaction() throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.store()
+        store.set(0, forKey: "n")
+        try store.flush()
+        let returned = Mutex(false)
+        // On a thread of its own, so that a flush waiting for the lock its own thread holds
+        // fails this test instead of hanging the run.
+        Thread.detachNewThread {
+            try? store.transaction { transaction in
+                transaction.set(1, forKey: "n")
+                try? store.flush()
+            }
+            returned.withLock { $0 = true }
+        }
+        #expect(waitUntil(within: .seconds(10)) { returned.withLock { $0 } })
+        #expect(try fixture.onDisk(fixture.userFile("com.example.test"))?["n"] == .integer(1))
+    }
+
     @Test(
         "the counter file is made whole, and every writer and reader of the domain shares it",
         arguments: [false, true])

@@ -21,10 +21,10 @@ struct DomainState {
     var replacement: [String: PropertyListValue]?
     /// This process's unwritten changes; nil removes the key.
     var pending: [String: PropertyListValue?] = [:]
-    /// A write holds the file lock and has not yet raised the commit counter: its changes
-    /// may have left `pending` already, so a flush that finds nothing pending waits for it
-    /// (``PersistentDomain/hasUnfinishedWrites``).
-    var isWriting = false
+    /// The thread of a write that holds the file lock and has not yet raised the commit
+    /// counter: its changes may have left `pending` already, so a flush on another thread that
+    /// finds nothing pending waits for it (``PersistentDomain/hasUnfinishedWrites``).
+    var writingThread: UInt?
     /// The stores whose search lists include this file.
     var subscribers: [ObjectIdentifier: WeakStore] = [:]
     /// Keeps the directory watch on this file alive (and on its commit counter's name, when

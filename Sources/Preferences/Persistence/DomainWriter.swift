@@ -70,11 +70,11 @@ struct DomainWriter {
         let lockDeadline = ContinuousClock.now.advanced(by: domain.policy.lockTimeout)
         let written = try domain.fileAccess.withLock { _ throws(PreferencesError) -> (Result?, PendingDeliveries)? in
             let (batch, replacement, disk, known) = domain.state.withLock { state in
-                state.isWriting = true
+                state.writingThread = SystemCalls.currentThread()
                 return (state.pending, state.replacement, state.disk, state.problem == nil ? state.known : nil)
             }
             // Cleared on every path, after the counter is raised (see `hasUnfinishedWrites`).
-            defer { domain.state.withLock { $0.isWriting = false } }
+            defer { domain.state.withLock { $0.writingThread = nil } }
             let hasChanges = !batch.isEmpty || replacement != nil
             if onlyIfPending && !hasChanges { return nil }
             var result: Result?

@@ -114,9 +114,15 @@ final class PersistentDomain: Sendable {
     /// Whether this process has changes not yet on disk, or a write of them is still
     /// finishing: a write clears its changes from `pending` after its rename but raises the
     /// commit counter a moment later, and a flush that returned in between would let a
-    /// reader elsewhere, told the flush is done, read before the counter says so.
+    /// reader elsewhere, told the flush is done, read before the counter says so. A write on
+    /// the calling thread itself does not count: a flush from inside a transaction's body,
+    /// with nothing pending, returns at once as it always did instead of waiting for the lock
+    /// its own thread holds.
     var hasUnfinishedWrites: Bool {
-        state.withLock { $0.hasPendingChanges || $0.isWriting }
+        let thread = SystemCalls.currentThread()
+        return state.withLock { state in
+            state.hasPendingChanges || (state.writingThread != nil && state.writingThread != thread)
+        }
     }
 
     /// Reads the file if it has never been read.
