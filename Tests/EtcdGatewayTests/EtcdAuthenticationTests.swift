@@ -5,9 +5,9 @@ import Testing
 
 /// etcd's user and password authentication, and the renewal of a token etcd forgot.
 // Skipped where etcd or etcdctl is missing (Debian's etcd-server and etcd-client packages).
-@Suite(.enabled(if: EtcdCluster.unavailableReason == nil))
+@Suite("etcd authentication", .enabled(if: EtcdCluster.unavailableReason == nil))
 struct EtcdAuthenticationTests {
-    @Test func passwordsTokensAndPermissions() async throws {
+    @Test("a right password works, a wrong one is refused, a forgotten token is renewed, a read-only user cannot put") func passwordsTokensAndPermissions() async throws {
         let cluster = try await EtcdCluster.start(members: 1)
         defer { cluster.shutdown() }
         try cluster.enableAuthentication(rootPassword: "root-secret")

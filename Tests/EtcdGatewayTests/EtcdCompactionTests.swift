@@ -6,9 +6,9 @@ import Testing
 /// A watch from a compacted revision. Its own cluster: compaction removes history every
 /// other test on a shared cluster might be watching.
 // Skipped where etcd or etcdctl is missing (Debian's etcd-server and etcd-client packages).
-@Suite(.enabled(if: EtcdCluster.unavailableReason == nil))
+@Suite("etcd compaction", .enabled(if: EtcdCluster.unavailableReason == nil))
 struct EtcdCompactionTests {
-    @Test func watchFromCompactedRevisionThrowsCompacted() async throws {
+    @Test("a watch from a compacted revision ends with compacted and the compact revision") func watchFromCompactedRevisionThrowsCompacted() async throws {
         let cluster = try await EtcdCluster.start(members: 1)
         defer { cluster.shutdown() }
         try await withClient(cluster) { client in
@@ -33,7 +33,7 @@ struct EtcdCompactionTests {
     }
 
     /// The harness compacts as the client does.
-    @Test func harnessCompacts() async throws {
+    @Test("a compaction made with etcdctl is seen the same way") func harnessCompacts() async throws {
         let cluster = try await EtcdCluster.start(members: 1)
         defer { cluster.shutdown() }
         let first = try cluster.put("compact/x", Data([1]))

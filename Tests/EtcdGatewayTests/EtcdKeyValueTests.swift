@@ -6,11 +6,11 @@ import Testing
 
 /// Reads, writes and watches through the gateway against one shared single-member cluster.
 // Skipped where etcd or etcdctl is missing (Debian's etcd-server and etcd-client packages).
-@Suite(.enabled(if: EtcdCluster.unavailableReason == nil), .sharedEtcdCluster)
+@Suite("etcd keys and values", .enabled(if: EtcdCluster.unavailableReason == nil), .sharedEtcdCluster)
 struct EtcdKeyValueTests {
     /// Every byte value survives a put, a get and a range, in keys and values alike, and the
     /// revisions are etcd's.
-    @Test func binaryRoundTrip() async throws {
+    @Test("keys and values of all 256 byte values round-trip, with their revisions and versions") func binaryRoundTrip() async throws {
         let cluster = try SharedEtcdCluster.cluster()
         let prefix = uniquePrefix("round-trip").bytes
         let allBytes = (0...255).map { UInt8($0) }
@@ -41,7 +41,7 @@ struct EtcdKeyValueTests {
 
     /// The harness puts values through etcdctl's standard input: NUL bytes and trailing
     /// newlines arrive intact, as the client reads them.
-    @Test func harnessPutsBinaryValues() async throws {
+    @Test("values put by etcdctl from standard input read back byte for byte") func harnessPutsBinaryValues() async throws {
         let cluster = try SharedEtcdCluster.cluster()
         let key = uniquePrefix("harness") + "value"
         let value = Data((0...255).map { UInt8($0) } + [10, 10])
@@ -58,7 +58,7 @@ struct EtcdKeyValueTests {
 
     /// A prefix ending in 0xFF bytes still covers exactly its keys (the range end increments
     /// the last byte below 0xFF).
-    @Test func prefixEndingInFF() async throws {
+    @Test("a prefix ending in 0xFF covers exactly its keys") func prefixEndingInFF() async throws {
         let cluster = try SharedEtcdCluster.cluster()
         let base = uniquePrefix("ff").bytes
         try await withClient(cluster) { client in
@@ -73,7 +73,7 @@ struct EtcdKeyValueTests {
 
     /// A watch from a revision yields every put and delete under the prefix since then, in
     /// order, and then the changes made while it runs; keys outside the prefix are not seen.
-    @Test func watchYieldsEveryEventInOrder() async throws {
+    @Test("a watch yields past puts and deletes in order, then live ones, and nothing outside its prefix") func watchYieldsEveryEventInOrder() async throws {
         let cluster = try SharedEtcdCluster.cluster()
         let prefix = uniquePrefix("watch")
         try await withClient(cluster) { client in
@@ -102,7 +102,7 @@ struct EtcdKeyValueTests {
     }
 
     /// With no endpoint listening, a request fails with `.unavailable` naming each endpoint.
-    @Test func unreachableEndpoints() async throws {
+    @Test("with no endpoint reachable, a call fails as unavailable and names each endpoint") func unreachableEndpoints() async throws {
         let client = try EtcdClient(
             configuration: EtcdConfiguration(endpoints: ["http://127.0.0.1:1", "http://127.0.0.1:9"]),
             logger: .init(label: "EtcdGatewayTests"))
@@ -122,7 +122,7 @@ struct EtcdKeyValueTests {
     }
 
     /// A TLS file that cannot be read fails when the client is made, not at its first request.
-    @Test func missingTLSFileThrowsAtInit() {
+    @Test("a missing TLS file fails when the client is made, not at its first call") func missingTLSFileThrowsAtInit() {
         #expect(throws: (any Error).self) {
             _ = try EtcdClient(
                 configuration: EtcdConfiguration(
