@@ -39,13 +39,11 @@ extension PreferenceFiles {
         // always the one behind the file's values.
         let originChanged = managedOrigin(of: file) != origin
         let deadline = ContinuousClock.now.advanced(by: policy.lockTimeout)
-        let outcome = try CommitOrigin.during(origin) { () throws(PreferencesError) in
-            try file.merge(policy: policy, recovering: [:], known: nil, lockDeadline: deadline) {
-                current throws(PreferencesError) -> (result: Void, changed: Bool?) in
-                let changed = current != values || (originChanged && !values.isEmpty)
-                current = values
-                return ((), changed)
-            }
+        let outcome = try file.merge(policy: policy, recovering: [:], known: nil, lockDeadline: deadline, origin: origin) {
+            current throws(PreferencesError) -> (result: Void, changed: Bool?) in
+            let changed = current != values || (originChanged && !values.isEmpty)
+            current = values
+            return ((), changed)
         }
         guard outcome.changedDirectory else { return false }
         let logger = layout.logger

@@ -54,30 +54,4 @@ public struct CommitOrigin: Sendable, Hashable {
         else { return nil }
         self.init(summary: summary, keys: object["keys"] as? [String: String] ?? [:])
     }
-
-    // MARK: The writer's origin
-
-    private static let threadKey = "swift-preferences.commit-origin"
-
-    /// The origin the current thread's commits record, if it set one.
-    static var current: CommitOrigin? {
-        (Thread.current.threadDictionary[threadKey] as? Box)?.origin
-    }
-
-    /// Runs `body`, whose commits on this thread record `origin`. A thread-local rather than a
-    /// parameter: the commit happens deep in the locked write path, on this same thread, and
-    /// only the managed layer's writer has an origin to record.
-    static func during<Result, Failure: Error>(_ origin: CommitOrigin?, _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
-        let dictionary = Thread.current.threadDictionary
-        let previous = dictionary[threadKey]
-        dictionary[threadKey] = origin.map(Box.init)
-        defer { dictionary[threadKey] = previous }
-        return try body()
-    }
-
-    /// A class, for the thread dictionary.
-    private final class Box: NSObject {
-        let origin: CommitOrigin
-        init(origin: CommitOrigin) { self.origin = origin }
-    }
 }

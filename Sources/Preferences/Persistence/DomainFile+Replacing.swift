@@ -25,6 +25,7 @@ extension DomainFile {
     /// returned identity tells this version apart from every later one without reading it
     /// again, even within one tick of the file system's clock (``DomainContents/isSettled``).
     ///
+    /// - Parameter origin: Where the values came from, recorded with the file (``CommitOrigin``).
     /// - Parameter sequence: The new version's sequence number in the domain's history: the
     ///   file then carries a ``CommitRecord`` naming it, this process and the time stamped.
     /// - Parameter recycling: Given the temporary file's path, moves a file there to be
@@ -35,7 +36,8 @@ extension DomainFile {
     ///   the rename (the commit keeps the file being replaced as a generation there).
     /// - Returns: The identity of the new file, from its own descriptor after the rename.
     func replace(
-        with bytes: [UInt8], keepingCorruptFileAside: Bool, mode: FilePermissions = .ownerReadWrite, sequence: UInt64? = nil,
+        with bytes: [UInt8], keepingCorruptFileAside: Bool, mode: FilePermissions = .ownerReadWrite, origin: CommitOrigin? = nil,
+        sequence: UInt64? = nil,
         recycling: (FilePath) -> FileDescriptor? = { _ in nil }, beforeRename: () -> Void = {}
     ) throws(PreferencesError) -> FileIdentity {
         let (temporaryPath, writer) = try createTemporaryFile(recycling: recycling)
@@ -46,7 +48,7 @@ extension DomainFile {
             let record = sequence.map {
                 CommitRecord(sequence: $0, processID: SystemCalls.processID(), unit: ProcessUnit.current, modificationTime: modificationTime)
             }
-            try fill(writer, with: bytes, mode: mode, record: record, origin: CommitOrigin.current, modificationTime: modificationTime)
+            try fill(writer, with: bytes, mode: mode, record: record, origin: origin, modificationTime: modificationTime)
             // The writing descriptor is closed before the rename, through a read-only one kept
             // for the status: closing a file opened for writing raises IN_CLOSE_WRITE under
             // the name it has then, and after the rename that is the domain's name, which would
@@ -210,12 +212,10 @@ extension DomainFile {
             try? SystemCalls.setExtendedAttribute(CommitRecord.attributeName, to: record.encoded, of: descriptor)
         }
         // A recycled file may carry an earlier version's origin: it names that version's
-        // modification time, never this one's, so it is ignored when read; replaced or
-        // removed here all the same, so it never outlives its version by much.
+        // modification time, never this one's, so it is ignored when read, and no write pays a
+        // system call to remove it.
         if let encoded = origin?.encoded(modificationTime: modificationTime) {
             try? SystemCalls.setExtendedAttribute(CommitOrigin.attributeName, to: encoded, of: descriptor)
-        } else if previousSize > 0 {
-            try? SystemCalls.removeExtendedAttribute(CommitOrigin.attributeName, of: descriptor)
         }
         do {
             try SystemCalls.setModificationTime(descriptor, nanoseconds: modificationTime)

@@ -58,11 +58,15 @@ extension DomainFile {
     /// `body` also says, if it knows, whether it changed the values (nil: it does not know,
     /// and they are compared with what was read): comparing a large domain key by key costs
     /// milliseconds, and a body that applies a few changes knows the answer for free.
+    ///
+    /// `origin` is recorded with the new file (the managed layer's writer says where its values
+    /// came from; other writes have none).
     func merge<Result>(
         policy: FilePolicy,
         recovering fallback: [String: PropertyListValue],
         known: DomainContents?,
         lockDeadline: ContinuousClock.Instant?,
+        origin: CommitOrigin? = nil,
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> (result: Result, changed: Bool?)
     ) throws(PreferencesError) -> (
         result: Result, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool, historyProblem: PreferencesError?
@@ -123,8 +127,8 @@ extension DomainFile {
         let identity: FileIdentity
         do {
             identity = try replace(
-                with: bytes, keepingCorruptFileAside: isCorrupt, mode: policy.fileMode, sequence: commit.sequence,
-                recycling: commit.recycle(as:),
+                with: bytes, keepingCorruptFileAside: isCorrupt, mode: policy.fileMode, origin: origin,
+                sequence: commit.sequence, recycling: commit.recycle(as:),
                 beforeRename: commit.keep)
         } catch {
             commit.abandon()

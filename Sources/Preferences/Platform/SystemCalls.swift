@@ -211,12 +211,6 @@ enum SystemCalls {
         if result != 0 { throw currentErrno() }
     }
 
-    /// Removes an extended attribute of an open file (`fremovexattr`); one it does not have
-    /// throws `ENODATA`.
-    static func removeExtendedAttribute(_ name: String, of descriptor: FileDescriptor) throws(Errno) {
-        if name.withCString({ glibcRemoveExtendedAttribute(descriptor.rawValue, $0) }) != 0 { throw currentErrno() }
-    }
-
     /// An extended attribute of an open file, at most `limit` bytes (`fgetxattr`); nil if the
     /// file has none of that name (`ENODATA`).
     ///
@@ -738,7 +732,3 @@ private func glibcGetExtendedAttribute(
 private func glibcGetLinkExtendedAttribute(
     _ path: UnsafePointer<CChar>, _ name: UnsafePointer<CChar>, _ value: UnsafeMutableRawPointer?, _ size: Int
 ) -> Int
-
-/// `int fremovexattr(int fd, const char *name)`.
-@_silgen_name("fremovexattr")
-private func glibcRemoveExtendedAttribute(_ descriptor: CInt, _ name: UnsafePointer<CChar>) -> CInt
