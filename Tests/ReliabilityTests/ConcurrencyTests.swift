@@ -144,6 +144,9 @@ struct ConcurrencyTests {
         }
         // Each attempt after the first adopted the abandoned waiter instead of adding one.
         #expect(LockWaiter.blockedThreads(path: lockPath) == 1)
+        // The waiter names itself, so `top -H` and gdb show what the thread is. Its name was
+        // once set through Foundation before `start()`, which never reaches the system.
+        #expect(threadNamesOfThisProcess().filter { $0 == "prefs-lock-wait" }.count == 1, "\(threadNamesOfThisProcess())")
         kill(holder.pid, SIGKILL)
         holder.wait()
         // The abandoned waiter gets the lock, gives it back and ends; 10 s is a generous
@@ -176,5 +179,14 @@ struct ConcurrencyTests {
         try store.flush()
         #expect(try fixture.onDisk(domain) == ["dirty": "kept"])
         figure("SIGSTOPped lock holder, timeout 300 ms", "lockTimeout after \(milliseconds(waited)); written after SIGCONT")
+    }
+}
+
+/// The names of this process's threads, as `top -H` shows them (`/proc/self/task/*/comm`).
+func threadNamesOfThisProcess() -> [String] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.compactMap { task in
+        (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

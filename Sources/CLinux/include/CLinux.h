@@ -1,5 +1,6 @@
 // The Linux calls Swift cannot reach through Glibc's module: atomics and futexes on words
-// shared between processes through a file mapping, and the file system's magic number.
+// shared between processes through a file mapping, the file system's magic number, and the
+// calling thread's name.
 //
 // Swift's `Atomic` lives in a stored property; these words live in a MAP_SHARED page that
 // other processes write, so they are reached through raw pointers. glibc wraps neither
@@ -48,5 +49,9 @@ long shared_memory_wake_all(uint32_t *word);
 /// Returns the index of a woken word, or -errno: -EAGAIN if a word had already changed,
 /// -ETIMEDOUT, -EINTR, -ENOSYS on older kernels.
 long shared_memory_wait_any(uint32_t *const *words, const uint32_t *expected, unsigned count, int64_t timeout_ns);
+
+/// Names the calling thread (`prctl(PR_SET_NAME)`, which keeps 15 bytes; variadic, so not
+/// imported). Returns 0, or -errno.
+int name_current_thread(const char *name);
 
 #endif

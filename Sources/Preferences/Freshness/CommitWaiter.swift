@@ -45,7 +45,7 @@ enum CommitWaiter {
     static func start() {
         guard !isStarted.exchange(true, ordering: .relaxed) else { return }
         let thread = Thread {
-            Thread.current.name = "prefs-commits"
+            SystemCalls.nameCurrentThread("prefs-commits")
             // Observers run here, as on the watcher thread: their reads must not wait.
             FreshReadExemption.exemptCurrentThread()
             run()

@@ -92,10 +92,13 @@ final class LockWaiter: Sendable {
         }
         let waiter = LockWaiter(descriptor: descriptor, path: path, inode: inode)
         table.withLock { $0.blocked[path, default: 0] += 1 }
-        let thread = Thread { waiter.block() }
+        let thread = Thread {
+            // Set from outside before start(), Foundation's name never reached the system.
+            SystemCalls.nameCurrentThread("prefs-lock-wait")
+            waiter.block()
+        }
         // The thread only calls flock and a few bookkeeping lines.
         thread.stackSize = 256 * 1024
-        thread.name = "preferences-lock-wait"
         thread.start()
         return waiter.wait(until: deadline)
     }

@@ -325,6 +325,16 @@ enum SystemCalls {
         UInt(Glibc.pthread_self())
     }
 
+    /// Names the calling thread for `top -H`, gdb and `/proc/self/task/*/comm`
+    /// (`prctl(PR_SET_NAME)`), cut to the 15 bytes Linux keeps.
+    ///
+    /// Not `Thread.current.name = …`: corelibs Foundation passes that name to the system only
+    /// once `Thread.start()` has recorded the new thread's handle, and a new thread that runs
+    /// before its parent gets there keeps the name it inherited (the process's), silently.
+    static func nameCurrentThread(_ name: String) {
+        _ = CLinux.name_current_thread(String(decoding: name.utf8.prefix(15), as: UTF8.self))
+    }
+
     /// Splits a device number into its major and minor numbers, as glibc's `major()` and
     /// `minor()` do (macros over inline functions, which Swift does not import).
     ///

@@ -146,9 +146,8 @@ final class WatchLoop: Sendable {
     /// closure formed in main-actor code and run on another thread traps in Swift 6.
     private func startThread() {
         let thread = Thread { [self] in
-            // Named from inside: Foundation on Linux passes the name to the system only for
-            // the current thread. Linux keeps 15 bytes of it. `top -H` and gdb show it.
-            Thread.current.name = "prefs-watcher"
+            // Named from inside, by the system call (see SystemCalls.nameCurrentThread).
+            SystemCalls.nameCurrentThread("prefs-watcher")
             // Observers run here; their reads must never wait for a domain's file lock.
             FreshReadExemption.exemptCurrentThread()
             run()
