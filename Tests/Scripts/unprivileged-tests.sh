@@ -41,7 +41,7 @@ if (($# == 0)); then
     # etcd suites need no privilege at all (they run real etcd clusters as any user) and take a
     # minute and a half, so they are not run a second time here.
     set -- --skip JournaldLoggingTests --skip SystemdNotifierTests --skip ThreadStressTests \
-        --skip PowerLossTests --skip wakeUpsWithoutInotify --skip FleetServiceTests --skip EtcdGatewayTests
+        --skip PowerLossTests --skip FleetServiceTests --skip EtcdGatewayTests
 fi
 
 # A clean environment with the user's own HOME and USER, as for a contributor; the toolchain
