@@ -83,7 +83,38 @@ extension EtcdClient {
 
     /// Starts the watch at `endpoint` and reads up to etcd's "created" response, so an
     /// endpoint that fails before the watch exists counts as unreachable and the next is tried.
+    ///
+    /// Bounded by the request timeout: a member whose kernel accepts the connection but that
+    /// never answers (SIGSTOPped, a paused machine) would otherwise hold the watch open and
+    /// silent for as long as it stays so, while the rest of the cluster goes on. Once the
+    /// watch exists it has no bound: it is idle for as long as nothing changes.
     private func openWatch(body: Data, at endpoint: String, renewToken: Bool) async throws -> OpenWatch {
+        let limit = configuration.requestTimeout
+        return try await withThrowingTaskGroup(of: OpenedWatch?.self) { group in
+            group.addTask { OpenedWatch(try await self.openWatchUnbounded(body: body, at: endpoint, renewToken: renewToken)) }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
+            // Cancelling the opening child ends its HTTP request too.
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let opened = first else {
+                throw EndpointFailure(reason: "etcd did not create the watch within \(limit)")
+            }
+            return opened.watch
+        }
+    }
+
+    /// An opened watch handed from the task that opened it to the one that reads it.
+    // Safety: the opening task has finished when the reader takes it; one task at a time
+    // ever touches the iterator.
+    private final class OpenedWatch: @unchecked Sendable {
+        let watch: OpenWatch
+        init(_ watch: OpenWatch) { self.watch = watch }
+    }
+
+    /// ``openWatch(body:at:renewToken:)`` without its bound.
+    private func openWatchUnbounded(body: Data, at endpoint: String, renewToken: Bool) async throws -> OpenWatch {
         let token = try await token(at: endpoint, renew: renewToken)
         var request = Self.request("/v3/watch", body: body, at: endpoint, token: token)
         // etcd's "require leader" (gRPC metadata `hasleader`, which the gateway takes from this

@@ -11,9 +11,9 @@ public struct EtcdConfiguration: Sendable {
     /// A user and password for etcd's authentication; nil when etcd has it off (or accepts
     /// the client certificate's common name as the user).
     public var credentials: EtcdCredentials?
-    /// How long a unary request (range, put, delete, compact, authenticate) may take on one
-    /// endpoint before the next is tried. A watch has no overall limit: it lasts as long as
-    /// the caller consumes it.
+    /// How long a unary request (range, put, delete, compact, authenticate), or the creation
+    /// of a watch, may take on one endpoint before the next is tried. A created watch has no
+    /// limit: it lasts as long as the caller consumes it.
     public var requestTimeout: Duration
 
     /// Creates a configuration.

@@ -101,6 +101,34 @@ struct EtcdKeyValueTests {
         }
     }
 
+    /// A member whose kernel accepts the connection but that never answers (SIGSTOPped, a
+    /// paused machine): the watch gives it the request timeout to create the watch, then
+    /// moves to the next endpoint; with no other, it ends as unavailable instead of hanging.
+    @Test("a watch on an endpoint that accepts but never answers moves to the next endpoint") func silentEndpointWatchFailsOver() async throws {
+        let cluster = try SharedEtcdCluster.cluster()
+        let prefix = uniquePrefix("silent")
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let revision = try await withClient(cluster) { client in
+            try await client.put(key: "\(prefix)a".bytes, value: [1])
+        }
+        // The silent endpoint first, and no unary call before the watch, so the watch tries it first.
+        try await withClient(endpoints: [silent.url] + cluster.clientURLs, requestTimeout: .seconds(1)) { client in
+            let seen = try await events(1, from: client.watch(prefix: prefix.bytes, fromRevision: revision))
+            #expect(seen.map(\.keyValue.modRevision) == [revision])
+        }
+        try await withClient(endpoints: [silent.url], requestTimeout: .seconds(1)) { alone in
+            await #expect {
+                try await withinBound("the silent endpoint's watch to fail") {
+                    for try await _ in alone.watch(prefix: prefix.bytes, fromRevision: revision) {}
+                }
+            } throws: { error in
+                guard case EtcdError.unavailable(let failures) = error else { return false }
+                return failures.contains(silent.url) && failures.contains("did not create the watch")
+            }
+        }
+    }
+
     /// With no endpoint listening, a request fails with `.unavailable` naming each endpoint.
     @Test("with no endpoint reachable, a call fails as unavailable and names each endpoint") func unreachableEndpoints() async throws {
         let client = try EtcdClient(

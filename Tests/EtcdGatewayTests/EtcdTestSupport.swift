@@ -66,8 +66,26 @@ func withClient<Result: Sendable>(
     _ cluster: EtcdCluster, tls: EtcdTLS? = nil, credentials: EtcdCredentials? = nil, logger: Logger = Logger(label: "EtcdGatewayTests"),
     _ body: (EtcdClient) async throws -> Result
 ) async throws -> Result {
-    let client = try EtcdClient(
-        configuration: EtcdConfiguration(endpoints: cluster.clientURLs, tls: tls, credentials: credentials), logger: logger)
+    try await withClient(
+        configuration: EtcdConfiguration(endpoints: cluster.clientURLs, tls: tls, credentials: credentials), logger: logger, body)
+}
+
+/// Runs `body` with a client of `endpoints` and shuts the client down after.
+@discardableResult
+func withClient<Result: Sendable>(
+    endpoints: [String], requestTimeout: Duration, _ body: (EtcdClient) async throws -> Result
+) async throws -> Result {
+    try await withClient(
+        configuration: EtcdConfiguration(endpoints: endpoints, requestTimeout: requestTimeout), logger: Logger(label: "EtcdGatewayTests"), body)
+}
+
+/// Runs `body` with a client of `configuration` and shuts the client down after, whatever
+/// `body` does (AsyncHTTPClient traps on a client dropped without it).
+@discardableResult
+func withClient<Result: Sendable>(
+    configuration: EtcdConfiguration, logger: Logger, _ body: (EtcdClient) async throws -> Result
+) async throws -> Result {
+    let client = try EtcdClient(configuration: configuration, logger: logger)
     do {
         let result = try await body(client)
         try await client.shutdown()
@@ -118,4 +136,39 @@ func uniquePrefix(_ name: String) -> String {
 
 extension String {
     var bytes: [UInt8] { Array(utf8) }
+}
+
+/// A TCP port on 127.0.0.1 that listens but never accepts: the kernel completes each
+/// connection in its backlog and takes the request, and nothing ever answers, as with a
+/// SIGSTOPped member.
+final class SilentListener: Sendable {
+    let url: String
+    private let descriptor: Int32
+
+    init() throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw ListenerFailure(description: "socket: errno \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let descriptor = descriptor
+        let listening = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(descriptor, pointer, length) == 0 && listen(descriptor, 16) == 0 && getsockname(descriptor, pointer, &length) == 0
+            }
+        }
+        guard listening else {
+            Glibc.close(descriptor)
+            throw ListenerFailure(description: "bind or listen: errno \(errno)")
+        }
+        url = "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
+    }
+
+    func close() { Glibc.close(descriptor) }
+}
+
+struct ListenerFailure: Error, CustomStringConvertible {
+    var description: String
 }
