@@ -25,14 +25,11 @@ public struct DefaultsContext: Sendable {
         self.environment = environment
     }
 
-    /// The tool's writes go to journald when it is reachable (each write is one entry);
-    /// otherwise nowhere, because every failure is reported as the tool's own message and a
-    /// second, log-formatted copy on standard error would only confuse.
+    /// The tool's writes go to journald when it is reachable (each write is one entry); the
+    /// few warnings a user must see go to standard error too (``ToolLogHandler``).
     private static let logger: Logger = {
-        if JournaldLogHandler.isJournalReachable() {
-            return Logger(label: "defaults") { JournaldLogHandler(label: $0, metadataProvider: nil) }
-        }
-        return Logger(label: "defaults") { _ in SwiftLogNoOpLogHandler() }
+        let journal = JournaldLogHandler.isJournalReachable()
+        return Logger(label: "defaults") { ToolLogHandler(label: $0, journal: journal) }
     }()
 
     /// What stores and files are made with: this run's environment, no launch arguments
@@ -114,6 +111,13 @@ public struct DefaultsContext: Sendable {
             return DefaultsFailure(
                 "\(domain): \(error.description)",
                 usage: "Hint: a .plist named by path is written as a binary property list; one in XML or text form (or damaged) is left as it is, so convert it to binary first")
+        }
+        if error.code == .corrupt || error.code == .notADictionary {
+            // The tool never replaces a damaged file on its own (a program's store does, keeping
+            // it aside): the way out is the user's choice.
+            return DefaultsFailure(
+                "\(domain): \(error.description)",
+                usage: "Hint: the file is left as it is; `defaults history \(domain)` lists the generations kept and `defaults restore \(domain) N` brings one back, or move the file away to start the domain afresh")
         }
         return DefaultsFailure("\(domain): \(error.description)")
     }

@@ -38,7 +38,11 @@ public enum WriteRequest: Sendable, Hashable {
             let value = try Self.value(words, at: &index)
             guard index == words.count else {
                 throw DefaultsFailure(
-                    "unexpected \(PropertyListText.quoted(words[index])) after the value; quote a value that has spaces",
+                    // One word left over is most likely a key given without its value in a
+                    // write of several keys (`K1 V1 K2`).
+                    index == words.count - 1
+                        ? "unexpected \(PropertyListText.quoted(words[index])) after the value: a key without a value, or a value with spaces left unquoted"
+                        : "unexpected \(PropertyListText.quoted(words[index])) after the value; quote a value that has spaces",
                     usage: Self.usage)
             }
             self = .set(value)

@@ -127,6 +127,45 @@ struct HistoryToolTests {
         }
     }
 
+    @Test("restore refuses a history directory that is a link or writable by others, and names the current version's number as such")
+    func restoreChecksTheHistoryDirectory() throws {
+        let tool = try ToolFixture()
+        for value in 1...3 { try tool.output(["write", Self.domain, "a", "-int", String(value)]) }
+        let path = tool.domainFile(Self.domain)
+        let before = Self.fingerprint(path)
+        let current = try tool.run(["restore", Self.domain, "3"])
+        #expect(current.status == 1)
+        #expect(current.stderr.contains("generation 3 is the current version"), "\(current.stderr)")
+
+        let history = "\(tool.userDirectory)/.\(Self.domain).plist.history"
+        #expect(chmod(history, 0o777) == 0)
+        let loose = try tool.run(["restore", Self.domain, "1"])
+        #expect(loose.status == 1)
+        #expect(loose.stderr.contains("group- or world-writable"), "\(loose.stderr)")
+        #expect(Self.fingerprint(path) == before)
+        #expect(chmod(history, 0o700) == 0)
+
+        // A directory elsewhere, holding a generation of someone else's choosing, linked in.
+        let elsewhere = try TemporaryDirectory()
+        let planted = elsewhere.file("7.plist").path
+        let plantedBytes = try BinaryPropertyListEncoder().encode(.dictionary(["a": "planted"]))
+        #expect(FileManager.default.createFile(atPath: planted, contents: Data(plantedBytes)))
+        #expect(chmod(planted, 0o600) == 0)
+        #expect(rename(history, history + ".real") == 0)
+        #expect(symlink(elsewhere.url.path, history) == 0)
+        for arguments in [["restore", Self.domain, "7"], ["undo", Self.domain]] {
+            let linked = try tool.run(arguments)
+            #expect(linked.status == 1, "\(arguments)")
+            #expect(linked.stderr.contains("symbolic link"), "\(linked.stderr)")
+            #expect(Self.fingerprint(path) == before)
+        }
+        // A write still goes through, keeping no generation, and says so.
+        let write = try tool.run(["write", Self.domain, "a", "-int", "4"])
+        #expect(write.status == 0, "\(write.stderr)")
+        #expect(Self.ownLines(write.stderr).contains { $0.hasPrefix("warning: no generation of \(path) is kept") && $0.contains("symbolic link") }, "\(write.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.url.path) == ["7.plist"])
+    }
+
     @Test("a live store in another process sees a restore as ordinary changes")
     func watcherSeesRestore() throws {
         let tool = try ToolFixture()

@@ -49,17 +49,26 @@ extension PreferenceFiles {
     /// undo this one).
     ///
     /// - Returns: The generation restored.
-    /// - Throws: ``PreferencesError`` without changing anything if the generation does not
-    ///   exist (`missingFile`), cannot be used (`corrupt`, `notADictionary`, unsafe), or the
-    ///   write failed.
+    /// - Throws: ``PreferencesError`` without changing anything if the history directory is
+    ///   refused (see ``generations(at:)``), the generation is not kept (`missingFile`, also
+    ///   for the current version's number), cannot be used (`corrupt`, `notADictionary`,
+    ///   unsafe), or the write failed.
     @discardableResult
     public func restore(generation number: Int, at location: PersistentDomainLocation) throws(PreferencesError) -> DomainGeneration {
         let domain = try persistentDomain(at: location)
         let history = DomainHistory(file: domain.file)
-        guard number > 0, let version = history.readGeneration(UInt64(number), policy: domain.policy) else {
+        // The directory is checked first, as `generations(at:)` and `undo(at:)` check it: a
+        // generation is read by its path, which would go through a planted link.
+        let kept = try history.generationNumbers(policy: domain.policy)
+        guard number > 0, kept.contains(UInt64(number)), let version = history.readGeneration(UInt64(number), policy: domain.policy) else {
+            let current = number > 0 ? history.readCurrent(policy: domain.policy) : nil
+            if let current, current.validRecord.map({ $0.sequence == UInt64(number) }) ?? (UInt64(number) == (kept.first ?? 0) + 1) {
+                throw PreferencesError(
+                    .missingFile, path: current.path, "generation \(number) is the current version; there is nothing to restore")
+            }
             throw PreferencesError(
                 .missingFile, path: number > 0 ? history.path(ofGeneration: UInt64(number)) : history.directoryPath,
-                "\(location) has no generation \(number); `defaults history` lists the ones kept")
+                "no generation \(number) is kept; `defaults history` lists the ones kept")
         }
         let values: [String: PropertyListValue]
         switch version.contents {
@@ -91,7 +100,7 @@ extension PreferenceFiles {
         let domain = try persistentDomain(at: location)
         let history = DomainHistory(file: domain.file)
         guard let newest = try history.generationNumbers(policy: domain.policy).first else {
-            throw PreferencesError(.missingFile, path: history.directoryPath, "\(location) has no earlier generation to go back to")
+            throw PreferencesError(.missingFile, path: history.directoryPath, "no earlier generation is kept to go back to")
         }
         return try restore(generation: Int(newest), at: location)
     }

@@ -80,7 +80,9 @@ struct DomainHistory: Sendable {
                     }
                 }
                 return try openDirectoryWithStatus(policy: policy, creating: false)
-            case .tooManySymbolicLinkLevels:
+            // O_DIRECTORY reports a link as ENOTDIR before O_NOFOLLOW's ELOOP: tell them apart.
+            case .tooManySymbolicLinkLevels,
+                .notDirectory where (try? FilePath(path).stat(followTargetSymlink: false))?.type == .symbolicLink:
                 throw PreferencesError(
                     .symbolicLink, path: path, errno: error.rawValue,
                     "the history directory is a symbolic link; links are never followed, so no generation is kept there")

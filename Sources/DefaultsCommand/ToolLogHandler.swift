@@ -1,0 +1,43 @@
+import Foundation
+import JournaldLogging
+import Logging
+
+/// The tool's log: every entry to journald when it is reachable, and on standard error the
+/// warnings a user of the tool would otherwise never see.
+///
+/// Failures are not repeated here: every one is reported as the tool's own message. But a
+/// write can succeed and still lose something the user counts on, and the library says so
+/// only in its log: a history directory it refuses (a link, writable by others) means the
+/// write kept no generation, so a later `defaults undo` has nothing to go back to.
+struct ToolLogHandler: LogHandler {
+    /// journald's handler, or nil when no journal listens.
+    private var journal: JournaldLogHandler?
+
+    // Kept in journald's handler too, which adds them to what it writes.
+    var metadata: Logger.Metadata = [:] {
+        didSet { journal?.metadata = metadata }
+    }
+    var logLevel: Logger.Level = .info {
+        didSet { journal?.logLevel = logLevel }
+    }
+
+    /// The metadata fields whose warnings are shown: a history directory that is not used
+    /// (the library's `historyUnusable` entry names it in this field).
+    static let shownFields: Set<String> = ["PREFERENCES_HISTORY_PATH"]
+
+    init(label: String, journal: Bool) {
+        self.journal = journal ? JournaldLogHandler(label: label, metadataProvider: nil) : nil
+        logLevel = self.journal?.logLevel ?? .info
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        journal?.log(event: event)
+        guard event.level == .warning, let fields = event.metadata?.keys, !Self.shownFields.isDisjoint(with: fields) else { return }
+        try? FileHandle.standardError.write(contentsOf: Data("warning: \(event.message)\n".utf8))
+    }
+}
