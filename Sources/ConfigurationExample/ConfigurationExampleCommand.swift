@@ -7,8 +7,8 @@ import UnixSignals
 
 /// `preferences-config-example`: a service that reads its settings from the preferences
 /// domain `com.example.service` (or `$EXAMPLE_DOMAIN`) through swift-configuration and
-/// applies `defaults write` changes live. The README's swift-configuration section shows
-/// this code; the tests run it.
+/// applies `defaults write` changes live. The article ReadingThroughSwiftConfiguration.md
+/// (in the Preferences DocC catalog) shows this code; the tests run it.
 @main
 enum ConfigurationExampleCommand {
     static func main() async throws {

@@ -2,8 +2,9 @@ import Configuration
 import Foundation
 import Preferences
 
-// The type mapping lives here, in one place; the README and `PreferencesProvider`'s doc
-// comment describe it for users and must change with it.
+// The type mapping lives here, in one place; the Preferences DocC article
+// ReadingThroughSwiftConfiguration.md and `PreferencesProvider`'s doc comment describe it for
+// users and must change with it.
 
 extension PropertyListValue {
     /// This value as content of `type`, or nil when it has no such representation.

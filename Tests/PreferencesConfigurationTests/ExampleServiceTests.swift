@@ -3,7 +3,7 @@ import Glibc
 import TestSupport
 import Testing
 
-@Suite("The README's example service")
+@Suite("The swift-configuration example service")
 struct ExampleServiceTests {
     /// Output lines of a running program, collected by a thread of their own so that no
     /// pool thread blocks on the pipe.

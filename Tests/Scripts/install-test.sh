@@ -2,7 +2,9 @@
 # Installs swift-preferences into a temporary prefix with Tests/Scripts/install.sh and checks
 # what a user gets: the installed defaults works against a private preferences home, man
 # renders its page (NAME, every verb, examples), the completions are there and the bash one
-# parses, installing again changes nothing, and uninstalling leaves no installed file behind.
+# parses, the installed defaults finds the greeter's schema, installing again changes nothing,
+# uninstalling leaves no installed file behind, and neither does uninstalling after an install
+# that failed partway.
 #
 #   bash Tests/Scripts/install-test.sh [--scratch-path DIR] [--configuration C]   (passed on to install.sh;
 #   the suite passes its own debug build, so nothing is built again)
@@ -55,6 +57,13 @@ grep -qx "ExecStart=$prefix/bin/preferences-greeter" "$unit" || fail "$unit does
 fleet_unit=$prefix/lib/systemd/system/preferences-fleet.service
 [[ -s $fleet_unit ]] || fail "$fleet_unit is not installed"
 grep -q "^ExecStart=$prefix/bin/preferences-fleet --endpoints" "$fleet_unit" || fail "$fleet_unit does not start $prefix/bin/preferences-fleet"
+# The greeter's schema, where a store finds it: preferences/schemas under a $XDG_DATA_DIRS entry.
+schema=$prefix/share/preferences/schemas/org.swift-preferences.greeter.plist
+[[ -s $schema ]] || fail "$schema is not installed"
+described=$(env -i PATH=/usr/bin:/bin HOME="$home" PREFERENCES_HOME="$home/preferences" XDG_DATA_HOME="$home/.local/share" \
+    XDG_DATA_DIRS="$prefix/share" "$prefix/bin/defaults" describe org.swift-preferences.greeter) ||
+    fail "the installed defaults does not find the greeter's schema in $prefix/share"
+grep -qF "(schema $schema)" <<<"$described" || fail "defaults describe does not name $schema: $described"
 # The fleet service's contract is in its --help and its man page.
 fleet_help=$("$prefix/bin/preferences-fleet" --help) || fail "preferences-fleet --help failed"
 for word in '--endpoints' '--prefix' '--group' 'fleet/<domain>' 'groups/<group>/<domain>' 'hosts/<hostname>/<domain>' 'PREFERENCES_SYSTEM_DIR' 'Examples:'; do
@@ -106,4 +115,19 @@ if bash Tests/Scripts/install.sh --prefix "$prefix" --uninstall >/dev/null 2>&1;
     fail "a second uninstall succeeded with nothing installed"
 fi
 
-echo "install-test: installed into $prefix, ran defaults and man, uninstalled cleanly"
+# An install that fails partway (a file of someone else's where the zsh completions' directory
+# goes) has recorded what it installed before failing, so uninstalling removes that, and only that.
+mkdir -- "$prefix/share"
+echo "not ours" >"$prefix/share/zsh"
+if bash Tests/Scripts/install.sh --prefix "$prefix" "$@" >"$work/install-failing.log" 2>&1; then
+    fail "an install succeeded with $prefix/share/zsh a file"
+fi
+[[ -s $manifest ]] || fail "the failed install left no manifest: $(cat "$work/install-failing.log")"
+bash Tests/Scripts/install.sh --prefix "$prefix" --uninstall >"$work/uninstall-failed.log" 2>&1 || {
+    cat "$work/uninstall-failed.log" >&2
+    fail "install.sh --prefix $prefix --uninstall after a failed install failed"
+}
+left=$(cd "$prefix" && find . -mindepth 1 | sort)
+[[ $left == $'./bin\n./bin/other-tool\n./share\n./share/zsh' ]] || fail "after a failed install and an uninstall, the prefix holds: $left"
+
+echo "install-test: installed into $prefix, ran defaults and man, uninstalled cleanly, after a failed install too"

@@ -116,7 +116,7 @@ status_is() { [[ $(show StatusText) == "$1" ]]; }
 found_in_journal() { journal_find "$@" >/dev/null; }
 at_least_entries() { (($(journal_count "$1" "$2") >= $3)); }
 
-# --- install, as README.md says, and lint every unit ------------------------------------------
+# --- install, as RunningInASystemdUserService.md (the DocC article) says, and lint every unit --
 install -D -m 755 "$bin/preferences-greeter" "$HOME/.local/bin/preferences-greeter"
 install -D -m 644 "$repository/systemd/$unit" "$units/$unit"
 # The greeter's schema, where a store of its domain finds it ($XDG_DATA_HOME/preferences/schemas).
@@ -149,7 +149,7 @@ dropin=$(systemctl --user show -p Type,NotifyAccess,NoNewPrivileges,DropInPaths 
 ok "the drop-in applies: $dropin"
 
 # --- start: active once READY=1 is sent, with the registered defaults --------------------------
-# Enabled as README.md says; that also keeps the unit loaded after a stop, so its exit status
+# Enabled as that article says; that also keeps the unit loaded after a stop, so its exit status
 # can be read (an unreferenced inactive unit is unloaded and shows ExecMainCode=0).
 systemctl --user enable --now "$unit" || fail "systemctl --user enable --now $unit failed"
 [[ $(show ActiveState) == active && $(show SubState) == running ]] ||

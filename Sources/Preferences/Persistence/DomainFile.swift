@@ -39,7 +39,7 @@ struct DomainFile: Sendable, Hashable {
     ///
     /// Stored, with ``systemPath``: every change another process makes is checked with an
     /// `lstat` and read with an `open` of this path, and building the string and the
-    /// `FilePath` again each time was a tenth of a watching process's work per change.
+    /// `FilePath` again each time was a large part of a watching process's work per change.
     let path: String
 
     /// ``path`` as the `FilePath` the system calls take.
