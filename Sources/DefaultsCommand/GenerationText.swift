@@ -14,7 +14,8 @@ public enum GenerationText {
         } else if let keys = generation.changedKeys {
             changes = keys.isEmpty ? "changed: nothing" : "changed: " + keys.joined(separator: ", ")
         } else {
-            changes = "changed: (oldest kept, earlier changes unknown)"
+            // The version before it is gone (pruned) or does not decode: nothing to compare with.
+            changes = "changed: unknown (the version before it is not kept or does not decode)"
         }
         return "\(number)  \(time)  writer \(generation.writer)  \(changes)"
     }

@@ -41,6 +41,14 @@ struct HistoryToolTests {
         let filtered = try tool.output(["history", Self.domain, "b"]).split(separator: "\n")
         #expect(filtered.count == 1)
         #expect(filtered.first?.hasPrefix("2  ") == true)
+
+        // A generation that does not decode: it says so, and the version after it cannot
+        // say what changed (it is not the oldest kept, which generation 1 still is).
+        try Data("not a property list".utf8).write(to: URL(fileURLWithPath: "\(tool.userDirectory)/.\(Self.domain).plist.history/1.plist"))
+        let damaged = try tool.output(["history", Self.domain]).split(separator: "\n").map(String.init)
+        #expect(damaged.count == 3)
+        #expect(damaged.last?.contains("does not decode") == true, "\(damaged)")
+        #expect(damaged.dropLast().last?.hasSuffix("changed: unknown (the version before it is not kept or does not decode)") == true, "\(damaged)")
     }
 
     @Test("history --json prints an array: generation, current, time, writer, pid, unit, changed, path")
