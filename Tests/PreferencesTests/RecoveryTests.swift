@@ -94,7 +94,9 @@ struct RecoveryTests {
         #expect(store.string(forKey: "Greeting") == "Hello")
         #expect(store.integer(forKey: "Count") == 7)
         #expect(store.object(forKey: "Added") == nil)
-        #expect(store.fileProblems.isEmpty)
+        // Listed, so a program can tell its user; the values are the generation's.
+        #expect(store.fileProblems.map(\.code) == [.corrupt])
+        #expect(store.fileProblems.first?.path == file.path)
         let generationPath = DomainHistory(file: file).path(ofGeneration: 1)
         let entries = log.entries.filter { $0.metadata["MESSAGE_ID"] == .string(PreferencesLogEvent.recovered.messageID) }
         #expect(entries.count == 1)
@@ -116,6 +118,7 @@ struct RecoveryTests {
         #expect(FileManager.default.contents(atPath: "\(fixture.userDirectory)/\(aside)") == Data(garbageBytes))
         #expect(try FileManager.default.contentsOfDirectory(atPath: DomainHistory(file: file).directoryPath).sorted() == ["1.plist"])
         #expect(store.sources(forKey: "Count").first?.recovery == nil)
+        #expect(store.fileProblems.isEmpty)
         #expect(Self.files(home: fixture.userDirectory).recovery(at: Self.location) == nil)
     }
 

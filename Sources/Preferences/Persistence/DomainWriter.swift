@@ -79,6 +79,7 @@ struct DomainWriter {
             if onlyIfPending && !hasChanges { return nil }
             var result: Result?
             var base: [String: PropertyListValue] = [:]
+            var bodyThrew = false
             let outcome: (result: Void, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool, historyProblem: PreferencesError?)
             do throws(PreferencesError) {
                 outcome = try file.merge(
@@ -96,13 +97,23 @@ struct DomainWriter {
                         changed = true
                     }
                     // The body runs under the file lock: reads it makes must not wait for it.
-                    result = try FreshReadExemption.during { () throws(PreferencesError) in try body(&values) }
+                    do throws(PreferencesError) {
+                        result = try FreshReadExemption.during { () throws(PreferencesError) in try body(&values) }
+                    } catch {
+                        bodyThrew = true
+                        throw error
+                    }
                     // A modify's body may have changed anything: then compare.
                     return ((), hasBody ? nil : changed)
                 }
             } catch {
-                domain.state.withLock { $0.problem = error }
-                if hasChanges { PreferencesLogger.report(error, event: .writeFailed, to: domain.logger) }
+                // Only what is wrong with the file makes it a problem (``PreferenceStore/fileProblems``):
+                // a body that threw (a cancelled transaction, a refused `trySet`) or new values
+                // too large to write leave the file as good as it was.
+                // Nor is a body's own error a failed write to log: the caller has it, and the
+                // pending changes it held back are written by the next flush.
+                if !bodyThrew && error.code != .tooLarge { domain.state.withLock { $0.problem = error } }
+                if hasChanges && !bodyThrew { PreferencesLogger.report(error, event: .writeFailed, to: domain.logger) }
                 throw error
             }
             if outcome.changedDirectory { DirectorySync.shared.requestSync(of: file.directory, logger: domain.logger) }

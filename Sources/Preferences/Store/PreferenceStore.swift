@@ -270,9 +270,11 @@ public final class PreferenceStore: Sendable {
     /// Every layer file that could not be used, and why (corrupt, unsafe, unreadable).
     ///
     /// Reads fall back to the other layers and to a file's last good values; the file's
-    /// bytes are left untouched until this process writes the domain.
+    /// bytes are left untouched until this process writes the domain. A corrupt file whose
+    /// values are read from a kept generation is listed too, with why it is corrupt
+    /// (``PreferenceSource/recovery`` says which generation), so a program can tell its user.
     public var fileProblems: [PreferencesError] {
-        snapshot.read { $0.layers.compactMap(\.source) }.compactMap(\.problem)
+        snapshot.read { $0.layers.compactMap(\.source) }.compactMap { $0.problem ?? $0.recovery?.reason }
     }
 
     // MARK: Suites and extras
