@@ -12,7 +12,9 @@ public struct PreferenceObservationOptions: OptionSet, Sendable, Hashable {
     public static let new = PreferenceObservationOptions(rawValue: 1 << 1)
     /// Call the handler once at once, with the current value as `newValue`.
     public static let initial = PreferenceObservationOptions(rawValue: 1 << 2)
-    /// Also call the handler before each change this process makes (`isPrior` true). As on
-    /// Apple's systems, changes from other processes arrive only after they happened.
+    /// Also call the handler before each change this process makes with a setter (`set`,
+    /// `removeObject`, `trySet`; `isPrior` true). As on Apple's systems, changes from other
+    /// processes arrive only after they happened; so do a transaction's, `modify`'s and
+    /// `increment`'s, which are known only under the domain's lock.
     public static let prior = PreferenceObservationOptions(rawValue: 1 << 3)
 }

@@ -7,6 +7,13 @@ extension PreferenceStore {
     /// The defaults read the process's environment and arguments, so
     /// `PREFERENCES_HOME`, `XDG_CONFIG_HOME`, `PREFERENCES_SYSTEM_DIR` and `-Key value`
     /// launch arguments work with no code. Tests and services can pass their own.
+    ///
+    /// A process opens each domain file once and shares it between its stores (one writer,
+    /// one watch, one cache), so the file's own rules, ``sizeLimit`` as the file is read and
+    /// written, ``lockTimeout``, ``generationLimit``, ``generationByteLimit`` and ``logger``,
+    /// are decided by the first store or ``PreferenceFiles`` to open that file in the
+    /// process; a later store's values for them apply to files it opens first. Give every
+    /// store of a domain the same configuration.
     public struct Configuration: Sendable {
         /// Environment variables that locate the domain directories.
         public var environment: [String: String]
@@ -22,7 +29,7 @@ extension PreferenceStore {
         public var lockTimeout: Duration
         /// Where writes and problems are logged; nil uses journald when it is reachable,
         /// else standard error for warnings and errors only. The first store to open a
-        /// domain file in a process decides its logger.
+        /// domain file in a process decides its logger (see ``Configuration``).
         public var logger: Logger?
         /// Whether every change is also posted as `didChangeNotification` on
         /// `NotificationCenter.default` (default true, as `UserDefaults` does).

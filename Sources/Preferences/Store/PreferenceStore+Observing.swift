@@ -18,7 +18,7 @@ extension PreferenceStore {
     ///   - key: the key to observe, in the store's search list (any layer).
     ///   - options: `.old` and `.new` fill in the values (both by default); `.initial` calls
     ///     the handler at once with the current value; `.prior` also calls it before each
-    ///     change this process makes.
+    ///     change this process makes with a setter (see ``PreferenceObservationOptions/prior``).
     ///   - handler: called on the thread that made the change, or on the watcher thread for
     ///     changes from other processes (see ARCHITECTURE.md, "Threads"); with no lock held,
     ///     so it may read and write preferences. Changes arrive in commit order.

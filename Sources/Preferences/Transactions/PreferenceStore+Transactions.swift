@@ -15,9 +15,13 @@ extension PreferenceStore {
     /// on values read from the file under that lock: a read-modify-write inside it is atomic
     /// across processes. It must be quick, and must not flush, synchronize or start another
     /// transaction on the same domain (that would wait for its own lock); reads through the
-    /// store inside it answer from the store's snapshot, so read through `t`. This process's
-    /// unwritten changes are written in the same commit. The commit is durable when the call
-    /// returns; the store and its observers have the new values by then.
+    /// store inside it answer from the store's snapshot, so read through `t`. Write through
+    /// `t` too: the store's own setters inside the body are ordinary changes, written after
+    /// the transaction, so they win over the transaction's value of the same key. This
+    /// process's unwritten changes are written in the same commit. The commit is durable when
+    /// the call returns; the store and its observers have the new values by then. Observers
+    /// with `.prior` get no call before a transaction's changes: they are known only under
+    /// the lock, where no handler may run.
     ///
     /// If `body` throws, nothing is written and nothing changes; its error is rethrown.
     ///
