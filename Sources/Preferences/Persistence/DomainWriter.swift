@@ -109,9 +109,9 @@ struct DomainWriter {
             } catch {
                 // Only what is wrong with the file makes it a problem (``PreferenceStore/fileProblems``):
                 // a body that threw (a cancelled transaction, a refused `trySet`) or new values
-                // too large to write leave the file as good as it was.
-                // Nor is a body's own error a failed write to log: the caller has it, and the
-                // pending changes it held back are written by the next flush.
+                // too large to write leave the file as good as it was. Nor is a body's own error
+                // a failed write to log: the caller has it, and the pending changes it held back
+                // are written by the next flush.
                 if !bodyThrew && error.code != .tooLarge { domain.state.withLock { $0.problem = error } }
                 if hasChanges && !bodyThrew { PreferencesLogger.report(error, event: .writeFailed, to: domain.logger) }
                 throw error
