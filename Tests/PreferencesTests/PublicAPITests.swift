@@ -47,6 +47,17 @@ struct PublicAPITests {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.systemFileNumber] as? NSNumber)?.intValue
     }
 
+    /// How many versions of the test domain `generations(at:)` lists (the current file included).
+    func versionCount(_ fixture: StoreFixture) throws -> Int {
+        try files(fixture).generations(at: location()).count
+    }
+
+    /// Records every change `store` delivers until the observation is cancelled.
+    fileprivate func recordingAllChanges(of store: PreferenceStore) -> (APIChangeRecorder, PreferenceObservation) {
+        let recorder = APIChangeRecorder()
+        return (recorder, store.observeAllKeys { recorder.record($0) })
+    }
+
     /// Starts counting `didChangeNotification` posts for `store`; the token must be removed.
     fileprivate func countPosts(of store: PreferenceStore, into recorder: APIChangeRecorder) -> any NSObjectProtocol {
         NotificationCenter.default.addObserver(forName: PreferenceStore.didChangeNotification, object: store, queue: nil) { _ in
@@ -106,9 +117,8 @@ struct PublicAPITests {
         try store.flush()
         let path = fixture.userFile(Self.domain)
         let before = bytes(path)
-        let versions = try files(fixture).generations(at: location()).count
-        let recorder = APIChangeRecorder()
-        let observation = store.observeAllKeys { recorder.record($0) }
+        let versions = try versionCount(fixture)
+        let (recorder, observation) = recordingAllChanges(of: store)
         let token = countPosts(of: store, into: recorder)
         defer {
             observation.cancel()
@@ -122,7 +132,7 @@ struct PublicAPITests {
             }
         }
         #expect(bytes(path) == before)
-        #expect(try files(fixture).generations(at: location()).count == versions)
+        #expect(try versionCount(fixture) == versions)
         #expect(recorder.recorded.isEmpty && recorder.postCount == 0)
         #expect(store.integer(forKey: "width") == 1 && store.object(forKey: "height") == nil)
         // A pending set made before the failed transaction is still written.
@@ -163,9 +173,8 @@ struct PublicAPITests {
         try store.flush()
         let path = fixture.userFile(Self.domain)
         let node = inode(path)
-        let versions = try files(fixture).generations(at: location()).count
-        let recorder = APIChangeRecorder()
-        let observation = store.observeAllKeys { recorder.record($0) }
+        let versions = try versionCount(fixture)
+        let (recorder, observation) = recordingAllChanges(of: store)
         defer { observation.cancel() }
         try store.transaction { t in _ = t.integer(forKey: "a") }
         try store.transaction { t in t.set(1, forKey: "a") }
@@ -174,7 +183,7 @@ struct PublicAPITests {
             t.removeObject(forKey: "b")
         }
         #expect(inode(path) == node, "the file was replaced")
-        #expect(try files(fixture).generations(at: location()).count == versions)
+        #expect(try versionCount(fixture) == versions)
         #expect(recorder.recorded.isEmpty)
     }
 
@@ -184,8 +193,7 @@ struct PublicAPITests {
         let store = try fixture.store()
         store.set(100, forKey: "width")
         try store.flush()
-        let recorder = APIChangeRecorder()
-        let observation = store.observeAllKeys { recorder.record($0) }
+        let (recorder, observation) = recordingAllChanges(of: store)
         let token = countPosts(of: store, into: recorder)
         defer {
             observation.cancel()
@@ -428,13 +436,12 @@ struct PublicAPITests {
         let store = try fixture.store()
         store.set(0, forKey: "x")
         try store.flush()
-        let before = try files(fixture).generations(at: location()).count
+        let before = try versionCount(fixture)
         let write = try run(Self.defaultsTool, ["write", Self.domain, "x", "-int", "1", "y", "-int", "2"], environment: fixture.processEnvironment)
         #expect(write.status == 0, "\(write.output)")
         #expect(store.integer(forKey: "x") == 1 && store.integer(forKey: "y") == 2)
-        #expect(try files(fixture).generations(at: location()).count == before + 1, "one commit")
-        let recorder = APIChangeRecorder()
-        let observation = store.observeAllKeys { recorder.record($0) }
+        #expect(try versionCount(fixture) == before + 1, "one commit")
+        let (recorder, observation) = recordingAllChanges(of: store)
         defer { observation.cancel() }
         let undo = try run(Self.defaultsTool, ["undo", Self.domain], environment: fixture.processEnvironment)
         #expect(undo.status == 0, "\(undo.output)")
@@ -477,8 +484,7 @@ struct PublicAPITests {
         }
         let files = files(fixture)
         let oldest = try #require(try files.generations(at: location()).last)
-        let recorder = APIChangeRecorder()
-        let observation = store.observeAllKeys { recorder.record($0) }
+        let (recorder, observation) = recordingAllChanges(of: store)
         defer { observation.cancel() }
 
         let restored = try files.restore(generation: oldest.number, at: location())
