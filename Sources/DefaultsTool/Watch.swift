@@ -6,12 +6,14 @@ import Preferences
 /// `defaults watch domain [key]`: live changes from any process.
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print every change of a domain's values (or one key's) as it happens, from any process.",
+        abstract: "Print changes of a domain's values (or one key's) as they happen, from any process.",
         discussion: """
             One line per change, `key: old → new`, with (none) for a missing value; --json \
             prints one JSON object per line instead. Changes are what a program of the domain \
-            reads: the domain, its by-host file, the global domain and system defaults. Runs \
-            until interrupted; 'Watching DOMAIN' on standard error says it is ready.
+            reads: the domain, its by-host file, the global domain and system defaults. \
+            Commits that land before the watcher wakes print as one change, from the value it \
+            had to the newest; 'defaults history' lists every version. Runs until \
+            interrupted; 'Watching DOMAIN' on standard error says it is ready.
 
             Examples:
               defaults watch com.example.app

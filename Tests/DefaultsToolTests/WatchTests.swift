@@ -78,6 +78,9 @@ struct WatchTests {
         try tool.output(["write", "com.example.watch", "Greeting", "Bonjour"])
         #expect(watcher.waitFor(lines: 1) == ["Greeting: Hello → Bonjour"])
         try tool.output(["write", "com.example.watch", "List", "-array", "a", "b c"])
+        // Each change is waited for before the next: two commits that land before the
+        // watcher reads the file arrive as one (see `commitsBeforeAWakeArriveAsOne`).
+        #expect(watcher.waitFor(lines: 2) == ["Greeting: Hello → Bonjour", "List: (none) → (a, \"b c\")"])
         try tool.output(["delete", "com.example.watch", "Greeting"])
         #expect(watcher.waitFor(lines: 3) == ["Greeting: Hello → Bonjour", "List: (none) → (a, \"b c\")", "Greeting: Bonjour → (none)"])
     }
@@ -89,10 +92,30 @@ struct WatchTests {
         watcher.waitUntilReady()
         try tool.output(["write", "com.example.watch", "Other", "-int", "1"])
         try tool.output(["write", "com.example.watch", "Count", "-int", "1"])
+        // The first line is Count's: the change of Other was not printed.
+        #expect(watcher.waitFor(lines: 1) == [#"{"key":"Count","old":null,"new":1,"origin":"anotherProcess"}"#])
         try tool.output(["write", "com.example.watch", "Count", "-int", "2"])
         #expect(watcher.waitFor(lines: 2) == [
             #"{"key":"Count","old":null,"new":1,"origin":"anotherProcess"}"#,
             #"{"key":"Count","old":1,"new":2,"origin":"anotherProcess"}"#,
         ])
+    }
+
+    /// A watcher delivers the difference between the version it had and the one it reads, so
+    /// commits that all land before it wakes arrive as one change; `defaults history` keeps
+    /// the versions in between. The watcher is stopped to make "before it wakes" certain.
+    @Test("commits that land before the watcher wakes arrive as one change, from the old value to the newest")
+    func commitsBeforeAWakeArriveAsOne() throws {
+        let tool = try ToolFixture()
+        let watcher = try Watcher(tool, ["com.example.watch", "Count"])
+        watcher.waitUntilReady()
+        kill(watcher.process.processIdentifier, SIGSTOP)
+        try tool.output(["write", "com.example.watch", "Count", "-int", "1"])
+        try tool.output(["write", "com.example.watch", "Count", "-int", "2"])
+        kill(watcher.process.processIdentifier, SIGCONT)
+        #expect(watcher.waitFor(lines: 1) == ["Count: (none) → 2"])
+        // A later change follows on from the newest value: nothing of the two was queued.
+        try tool.output(["write", "com.example.watch", "Count", "-int", "3"])
+        #expect(watcher.waitFor(lines: 2) == ["Count: (none) → 2", "Count: 2 → 3"])
     }
 }
