@@ -16,11 +16,7 @@ extension PreferenceFiles {
         let numbers = try history.generationNumbers(policy: policy)
         var versions: [(number: UInt64, isCurrent: Bool, version: DomainHistory.StoredVersion)] = []
         if let current = history.readCurrent(policy: policy) {
-            // Its recorded sequence, unless it was rewritten by hand or never recorded: then
-            // it is simply the version after the newest kept.
-            let next = (numbers.first ?? 0) + 1
-            let number = current.validRecord.map { max($0.sequence, next) } ?? next
-            versions.append((number, true, current))
+            versions.append((current.numberAsCurrent(newestKept: numbers.first), true, current))
         }
         for number in numbers {
             if let version = history.readGeneration(number, policy: policy) { versions.append((number, false, version)) }
@@ -62,7 +58,7 @@ extension PreferenceFiles {
         let kept = try history.generationNumbers(policy: domain.policy)
         guard number > 0, kept.contains(UInt64(number)), let version = history.readGeneration(UInt64(number), policy: domain.policy) else {
             let current = number > 0 ? history.readCurrent(policy: domain.policy) : nil
-            if let current, current.validRecord.map({ $0.sequence == UInt64(number) }) ?? (UInt64(number) == (kept.first ?? 0) + 1) {
+            if let current, current.numberAsCurrent(newestKept: kept.first) == UInt64(number) {
                 throw PreferencesError(
                     .missingFile, path: current.path, "generation \(number) is the current version; there is nothing to restore")
             }

@@ -20,8 +20,9 @@ extension DomainHistory {
     /// `discard` (this project's machines) that is a large part of the whole durable flush
     /// (`Benchmarks/RESULTS.md`, "Generations", has the figures). Without a history the
     /// rename frees the replaced file's blocks; with one, the replaced file lives on as a
-    /// generation and pruning the oldest would free blocks on top. Writing the new version into the pruned generation's blocks frees none, as
-    /// databases recycle their log files for the same reason.
+    /// generation and pruning the oldest would free blocks on top. Writing the new version
+    /// into the pruned generation's blocks frees none, as databases recycle their log files
+    /// for the same reason.
     final class Commit {
         /// The sequence number of the version being written.
         let sequence: UInt64

@@ -18,6 +18,14 @@ extension DomainHistory {
             guard let record, let identity, record.modificationTime == identity.modificationTime else { return nil }
             return record
         }
+
+        /// Its number as the current version, above the newest kept generation `newestKept`:
+        /// its recorded sequence, unless it was rewritten by hand or never recorded, when it
+        /// is simply the version after the newest kept.
+        func numberAsCurrent(newestKept: UInt64?) -> UInt64 {
+            let next = (newestKept ?? 0) + 1
+            return validRecord.map { max($0.sequence, next) } ?? next
+        }
     }
 
     /// The kept generation numbers, newest first; empty if there is no history directory.
