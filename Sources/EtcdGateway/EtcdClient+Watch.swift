@@ -84,14 +84,18 @@ extension EtcdClient {
     /// Starts the watch at `endpoint` and reads up to etcd's "created" response, so an
     /// endpoint that fails before the watch exists counts as unreachable and the next is tried.
     ///
-    /// Bounded by the request timeout: a member whose kernel accepts the connection but that
-    /// never answers (SIGSTOPped, a paused machine) would otherwise hold the watch open and
+    /// Bounded by the request timeout, after the token is had (authenticating has its own):
+    /// a member whose kernel accepts the connection but that never answers (SIGSTOPped, a paused machine) would otherwise hold the watch open and
     /// silent for as long as it stays so, while the rest of the cluster goes on. Once the
     /// watch exists it has no bound: it is idle for as long as nothing changes.
     private func openWatch(body: Data, at endpoint: String, renewToken: Bool) async throws -> OpenWatch {
+        // Authenticating is a request of its own, with its own limit, as before a unary
+        // request: etcd's password check is slow by design, and under load one limit for
+        // both could run out in the check alone.
+        let token = try await token(at: endpoint, renew: renewToken)
         let limit = configuration.requestTimeout
         return try await withThrowingTaskGroup(of: OpenedWatch?.self) { group in
-            group.addTask { OpenedWatch(try await self.openWatchUnbounded(body: body, at: endpoint, renewToken: renewToken)) }
+            group.addTask { OpenedWatch(try await self.openWatchUnbounded(body: body, at: endpoint, token: token)) }
             group.addTask {
                 try await Task.sleep(for: limit)
                 return nil
@@ -113,9 +117,8 @@ extension EtcdClient {
         init(_ watch: OpenWatch) { self.watch = watch }
     }
 
-    /// ``openWatch(body:at:renewToken:)`` without its bound.
-    private func openWatchUnbounded(body: Data, at endpoint: String, renewToken: Bool) async throws -> OpenWatch {
-        let token = try await token(at: endpoint, renew: renewToken)
+    /// ``openWatch(body:at:renewToken:)`` once it has the token, without its bound.
+    private func openWatchUnbounded(body: Data, at endpoint: String, token: String?) async throws -> OpenWatch {
         var request = Self.request("/v3/watch", body: body, at: endpoint, token: token)
         // etcd's "require leader" (gRPC metadata `hasleader`, which the gateway takes from this
         // header): a member cut off from the others cancels the watch once it has no leader,
