@@ -60,8 +60,15 @@ struct StoreJournalTests {
         // k1 came with the damaged version: generation 1 does not hold it.
         #expect(read.output.hasPrefix("(nil)"), "\(read.output)")
         #expect(try run(workerPath, ["read", domain, "k0"], environment: childEnvironment).output.hasPrefix("0"))
-        let entries = try JournalReader.entries(where: "MESSAGE_ID", is: "f4c976933db047279d2a1790a5f4558a", count: 1)
-            .filter { $0["PREFERENCES_PATH"] == [path] }
+        // journald files each process's datagram when it gets to it: ask until both readers'
+        // entries are there (the journal holds other runs' entries of this MESSAGE_ID too).
+        var entries: [[String: [String]]] = []
+        let deadline = Date().addingTimeInterval(15)
+        repeat {
+            entries = try JournalReader.entries(where: "MESSAGE_ID", is: "f4c976933db047279d2a1790a5f4558a", count: 1)
+                .filter { $0["PREFERENCES_PATH"] == [path] }
+            if entries.count < 2 { Thread.sleep(forTimeInterval: 0.1) }
+        } while entries.count < 2 && Date() < deadline
         let entry = try #require(entries.last, "no recovered entry for \(path)")
         // One per reading process.
         #expect(entries.count == 2)

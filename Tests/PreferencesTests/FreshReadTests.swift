@@ -74,7 +74,7 @@ struct FreshReadTests {
             _ = waitUntil(within: .milliseconds(500)) { observed.withLock { $0 != nil } }
         }, once: .beforeRaisingCounter, at: fixture.userFile("com.example.test"))
         store.set(1, forKey: "n")
-        #expect(waitUntil(within: .seconds(10)) { observed.withLock { $0 != nil } })
+        #expect(waitUntil(within: .seconds(60)) { observed.withLock { $0 != nil } })
         let (inWindow, onReturn) = try #require(observed.withLock { $0 })
         #expect(onReturn &- inWindow == 1, "the flush returned before the write it found finishing had raised the counter")
         #expect(try fixture.onDisk(fixture.userFile("com.example.test"))?["n"] == .integer(1))

@@ -15,7 +15,7 @@ final class ChangeLog: Sendable {
     /// Waits until `condition` holds of the log, checking every 5 ms for at most `seconds`
     /// (a bound on waiting, not a measurement). Returns whether it held.
     @discardableResult
-    func wait(seconds: Double = 5, until condition: ([PreferenceChange]) -> Bool) async -> Bool {
+    func wait(seconds: Double = 30, until condition: ([PreferenceChange]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while ContinuousClock.now < deadline {
             if condition(all) { return true }

@@ -288,7 +288,7 @@ struct PublicAPITests {
             }
             done.withLock { $0 = true }
         }
-        #expect(waitUntil(within: .seconds(5)) { done.withLock { $0 } })
+        #expect(waitUntil(within: .seconds(30)) { done.withLock { $0 } })
         try store.flush()
         #expect(store.string(forKey: "other") == "helper")
         #expect(store.integer(forKey: "k") == 2, "in memory")

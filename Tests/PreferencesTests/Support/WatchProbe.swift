@@ -32,13 +32,13 @@ final class WatchProbe: Sendable {
 
     /// Waits until the handler has run at least `count` times; false if it has not within
     /// `limit`.
-    func waitForCount(atLeast count: Int, within limit: Duration = .seconds(5)) async -> Bool {
+    func waitForCount(atLeast count: Int, within limit: Duration = .seconds(30)) async -> Bool {
         await eventually(within: limit) { self.count >= count }
     }
 
     /// Waits until a call of the handler has found `text` in the file; false if none has
     /// within `limit`.
-    func waitForText(_ text: String, within limit: Duration = .seconds(5)) async -> Bool {
+    func waitForText(_ text: String, within limit: Duration = .seconds(30)) async -> Bool {
         await eventually(within: limit) { self.texts.contains(text) }
     }
 }
@@ -59,7 +59,7 @@ func waitUntil(within limit: Duration = .seconds(10), _ condition: () -> Bool) -
     return true
 }
 
-func eventually(within limit: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
+func eventually(within limit: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + limit
     while !condition() {
         if ContinuousClock.now >= deadline { return false }
