@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 @testable import Preferences
 import Testing
 
@@ -95,5 +96,73 @@ struct LockOrderTests {
             first.withLock { _ in second.withLock { _ in } }
         }
         #endif
+    }
+}
+
+@Suite("Every lock of the module is ranked")
+struct EveryLockRankedTests {
+    @Test("the declared ranks are in strictly increasing order and name distinct locks")
+    func declaredOrder() {
+        let ranks = LockRank.declared
+        #expect(ranks == ranks.sorted())
+        #expect(Set(ranks).count == ranks.count)
+        #expect(ranks.last == .leaf)
+    }
+
+    #if DEBUG
+    @Test("the checker refuses every rank taken inside a lock of the same rank or inside a leaf lock", arguments: LockRank.declared)
+    func everyRankChecked(rank: LockRank) {
+        let same = ThreadLock(0, rank: rank)
+        same.withLock { _ in
+            #expect(HeldLocks.violation(taking: rank) != nil, "\(rank) may be taken twice")
+        }
+        if rank != .leaf {
+            let leaf = ThreadLock(0, rank: .leaf)
+            leaf.withLock { _ in
+                #expect(HeldLocks.violation(taking: rank) != nil, "\(rank) may be taken inside a leaf lock")
+            }
+        }
+        #expect(HeldLocks.violation(taking: rank) == nil, "nothing held, yet \(rank) is refused")
+    }
+
+    @Test("the view lock, taken inside the domain state lock, traps")
+    func viewInsideStateTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let state = ThreadLock(0, rank: .domainState)
+            let view = ThreadLock(0, rank: .domainView)
+            state.withLock { _ in view.withLock { _ in } }
+        }
+    }
+    #endif
+
+    /// Whether `code` names the type `Mutex` (not `initializeMutex(`, `ThreadMutex`).
+    static func namesMutex(_ code: Substring) -> Bool {
+        var rest = code[...]
+        while let range = rest.range(of: "Mutex") {
+            let before = rest[..<range.lowerBound].last
+            let after = rest[range.upperBound...].first
+            if !(before?.isLetter ?? false) && !(before?.isNumber ?? false) && (after == "<" || after == "(") { return true }
+            rest = rest[range.upperBound...]
+        }
+        return false
+    }
+
+    @Test("no lock in the Preferences module escapes the checker: no Synchronization.Mutex, every ThreadLock ranked")
+    func noUncheckedLocks() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/Preferences").standardizedFileURL
+        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 50)
+        for file in files {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                #expect(!Self.namesMutex(code), "\(file):\(number + 1) uses a Mutex, which the order checker does not see: \(line)")
+                if code.contains("ThreadLock(") && !file.hasSuffix("ThreadLock.swift") {
+                    #expect(code.contains("rank:"), "\(file):\(number + 1) makes a ThreadLock without naming its rank: \(line)")
+                }
+            }
+        }
     }
 }

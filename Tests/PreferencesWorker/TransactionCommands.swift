@@ -52,14 +52,15 @@ func transactIncrement(_ arguments: [String]) {
     }
 }
 
-/// `observe-key DOMAIN KEY`: prints "ready", then "changed VALUE THREAD" for every change of
-/// KEY (THREAD: the name of the thread that delivered it), until stdin closes.
+/// `observe-key DOMAIN KEY`: prints "ready", then "changed VALUE THREAD WAKEUPS" for every
+/// change of KEY (THREAD: the name of the thread that delivered it; WAKEUPS: how many times
+/// so far a commit counter woke the watcher), until stdin closes.
 func observeKey(_ arguments: [String]) {
     guard arguments.count == 2 else { fail("observe-key DOMAIN KEY") }
     let preferences = store(arguments[0])
     @Sendable func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
     let observation = preferences.observe(arguments[1]) { change in
-        say("changed \(change.newValue.map { "\($0)" } ?? "nil") \(Thread.current.name ?? "?")")
+        say("changed \(change.newValue.map { "\($0)" } ?? "nil") \(Thread.current.name ?? "?") \(CommitWaiter.wakeUpCount)")
     }
     say("ready")
     _ = FileHandle.standardInput.readDataToEndOfFile()

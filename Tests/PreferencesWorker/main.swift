@@ -32,7 +32,9 @@
 //   PreferencesWorker transact-pairs DOMAIN COUNT        COUNT transactions, each setting `width`,
 //                                                        `height` and `area` from one i
 //   PreferencesWorker transact-increment DOMAIN KEY COUNT COUNT transactions adding one to KEY
-//   PreferencesWorker observe-key DOMAIN KEY            print "changed VALUE THREAD" per change of KEY
+//   PreferencesWorker observe-order DOMAIN KEY READERS  print "change OLD NEW THREAD" per change while
+//                                                        READERS threads read KEY (DeliveryCommands.swift)
+//   PreferencesWorker observe-key DOMAIN KEY            print "changed VALUE THREAD WAKEUPS" per change of KEY
 //   PreferencesWorker write-on-request DOMAIN KEY         for each line N on stdin: set KEY to N, flush,
 //                                                        print N
 //
@@ -110,6 +112,9 @@ case "transact-pairs":
     exit(0)
 case "transact-increment":
     transactIncrement(Array(arguments.dropFirst(2)))
+    exit(0)
+case "observe-order":
+    observeOrder(Array(arguments.dropFirst(2)))
     exit(0)
 case "observe-key":
     observeKey(Array(arguments.dropFirst(2)))

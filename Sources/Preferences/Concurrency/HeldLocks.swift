@@ -30,10 +30,13 @@ enum HeldLocks {
     /// above every lock this thread holds. Traps naming both locks otherwise.
     @usableFromInline
     static func willAcquire(_ rank: LockRank) {
-        if let innermost = current.ranks.max(), innermost >= rank {
-            preconditionFailure(
-                "lock order violated: taking \(rank) while holding \(innermost); see LockRank and ARCHITECTURE.md")
-        }
+        if let violation = violation(taking: rank) { preconditionFailure(violation) }
+    }
+
+    /// Why taking a lock of `rank` now would break the order, or nil if it may be taken.
+    static func violation(taking rank: LockRank) -> String? {
+        guard let innermost = current.ranks.max(), innermost >= rank else { return nil }
+        return "lock order violated: taking \(rank) while holding \(innermost); see LockRank and ARCHITECTURE.md"
     }
 
     /// Records that this thread now holds a lock of `rank`.

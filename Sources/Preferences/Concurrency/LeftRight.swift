@@ -14,7 +14,7 @@ public import Synchronization
 /// a fresh snapshot would copy the whole table (a 1,000-key domain's resolved values) on every
 /// set, where Left-Right changes two tables in place. Why not the previous read-mostly lock:
 /// its readers stepped back and spun while a writer held the flag, so a read could wait for a
-/// writer (ARCHITECTURE.md, "Reads").
+/// writer (ARCHITECTURE.md, "Locks and their order").
 ///
 /// Readers announce themselves on a counter of their CPU's, one cache line per CPU and side,
 /// so readers on different cores never write the same line. A reader that finds `side`

@@ -32,9 +32,13 @@ package struct LockRank: Sendable, Hashable, Comparable, CustomStringConvertible
 
     // The order, outermost first. Gaps leave room for locks added later.
 
-    /// `PersistentDomain`'s file lock: one reader or writer of a domain file at a time in this
-    /// process (held across the file I/O, the cross-process `flock` and the merge).
+    /// `PersistentDomain`'s write lock: one writer of a domain file at a time in this process
+    /// (held across the cross-process `flock`, the merge and the write's I/O).
     package static let domainFile = LockRank(10, "domain file")
+    /// `PersistentDomain`'s view lock: one thread at a time reads the file into this process's
+    /// view and installs it (the watcher, a read catching up, a write after its rename). Never
+    /// held while waiting for another process: a read may wait for it.
+    package static let domainView = LockRank(15, "domain view")
     /// `PersistentDomain`'s state: the file's values as last read or written, this process's
     /// pending changes and the stores subscribed to it. Held while a change is applied to
     /// every subscribed store, so all of them see one domain's changes in one order.
@@ -64,4 +68,10 @@ package struct LockRank: Sendable, Hashable, Comparable, CustomStringConvertible
     /// A lock under which no other lock is taken: observer tables, observation tokens, log
     /// rate limits, and any lock made without a rank (tests, other modules' small state).
     package static let leaf = LockRank(1000, "leaf")
+
+    /// Every rank above, outermost first: the lock table ARCHITECTURE.md mirrors.
+    package static let declared: [LockRank] = [
+        .domainFile, .domainView, .domainState, .storeExtras, .storeSnapshot, .delivery, .keySlots, .domainTable,
+        .watcher, .directorySyncing, .directorySync, .lockWaiter, .lockWaiterTable, .leaf,
+    ]
 }

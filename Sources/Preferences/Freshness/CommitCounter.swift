@@ -110,7 +110,7 @@ final class CommitCounter: @unchecked Sendable {
     /// is none or it is refused, for zeroed memory of this process's own until a later call
     /// finds one; the address stays the same, so stores' pointers stay valid.
     ///
-    /// The caller holds the domain's file lock.
+    /// The caller holds the domain's view lock.
     ///
     /// - Returns: Whether the mapping changed, so sleepers take their words again.
     func follow(policy: FilePolicy) -> Bool {

@@ -3,8 +3,8 @@ import Synchronization
 
 /// Wake-ups for a process that watches some domain directories by polling (no inotify
 /// instance left, a network or FUSE file system): one thread that sleeps on the commit
-/// counters of every domain the process has open, with `futex_waitv`, and refreshes a domain
-/// as soon as a library write raises its counter.
+/// counters of every domain the process has open, with `futex_waitv`, and wakes the watcher
+/// thread as soon as a library write raises a counter.
 ///
 /// Linux allows 128 inotify instances per user by default, shared by every program the
 /// user runs; past that, a process falls back to polling once a second. Library commits
@@ -13,12 +13,25 @@ import Synchronization
 /// (hand edits, other programs). No daemon is involved: the counters are files every process
 /// maps.
 ///
+/// This thread only wakes: it reads no file, publishes nothing and runs no handler. The
+/// watcher thread, the process's one door for other processes' changes, re-reads each domain
+/// whose counter moved and delivers the changes (ARCHITECTURE.md, "Where callbacks run").
+/// The inotify descriptor and the counters cannot be waited on by one system call, which is
+/// why the sleeping is a thread of its own.
+///
 /// The thread starts with the first polling fallback and runs for the life of the process;
 /// it sleeps at most a second at a time, then picks up domains opened meanwhile. Without
 /// `futex_waitv` (Linux before 5.16) it ends at once and polling alone remains.
-enum CommitWaiter {
+package enum CommitWaiter {
     /// Whether the thread was started.
     private static let isStarted = Atomic(false)
+
+    /// How many times a raised counter woke the watcher.
+    private static let wakeUps = Atomic(0)
+
+    /// How many times a raised counter woke the watcher: tells a test that a change arrived
+    /// through a counter and not through the once-a-second poll.
+    package static var wakeUpCount: Int { wakeUps.load(ordering: .relaxed) }
 
     /// How long one sleep lasts before the list of domains is taken again.
     static let sleepLimit: Duration = .seconds(1)
@@ -46,8 +59,6 @@ enum CommitWaiter {
         guard !isStarted.exchange(true, ordering: .relaxed) else { return }
         let thread = Thread {
             SystemCalls.nameCurrentThread("prefs-commits")
-            // Observers run here, as on the watcher thread: their reads must not wait.
-            FreshReadExemption.exemptCurrentThread()
             run()
         }
         thread.start()
@@ -68,8 +79,12 @@ enum CommitWaiter {
                 of: [listChanged] + watched.map { $0.1.word }, from: [listVersion] + values, timeout: sleepLimit)
             for (_, counter) in watched { SystemCalls.decrementShared(counter.waiters) }
             if outcome == .unsupported { return }
-            for (index, (domain, counter)) in watched.enumerated() where counter.current != values[index] {
-                domain.refresher.refreshFromDisk()
+            let moved = watched.enumerated().filter { index, entry in entry.1.current != values[index] }.map { $0.element.0 }
+            guard !moved.isEmpty else { continue }
+            wakeUps.add(1, ordering: .relaxed)
+            // The watcher re-reads them and delivers the changes; this thread goes back to sleep.
+            DirectoryWatcher.shared.perform {
+                for domain in moved { domain.refresher.refreshFromDisk() }
             }
         }
     }

@@ -7,7 +7,7 @@ import Synchronization
 /// available, and never removed (a suite removed later costs one extra comparison). The
 /// array holds ``capacity`` entries; a store with more domain files than that has fresh reads
 /// for the first ones only, and relies on the watcher for the rest.
-final class FreshnessChecks: @unchecked Sendable {
+package final class FreshnessChecks: @unchecked Sendable {
     // Safety: entries are written once, under `domains`'s lock, before `count` publishes them
     // with a releasing store; readers load `count` acquiring and read only entries below it.
     // The pointers reach counters, which live as long as the process.
@@ -53,6 +53,18 @@ final class FreshnessChecks: @unchecked Sendable {
             index += 1
         }
         return false
+    }
+
+    /// How many times a read re-read a file another process had committed.
+    private static let rereads = Atomic(0)
+
+    /// How many times, in this process, a read found another process's commit and re-read
+    /// the file itself (before the watcher did): tells a test that the path was taken.
+    package static var rereadsByReads: Int { rereads.load(ordering: .relaxed) }
+
+    /// Counts one re-read made by a read.
+    static func countReread() {
+        rereads.add(1, ordering: .relaxed)
     }
 
     /// Brings every stale file up to date (see ``PersistentDomain/catchUp()``).

@@ -15,17 +15,17 @@ extension PersistentDomain {
         commits.withLock { $0.counter }
     }
 
-    /// Opens the commit counter unless it is open or refused; takes the file lock.
+    /// Opens the commit counter unless it is open or refused; takes the view lock.
     ///
     /// Beside the domain file (no runtime directory), the counter waits for the directory to
     /// exist: a store only reading a domain nobody has written creates nothing, and the first
     /// write, which makes the directory, opens it (``openCommitCounterWhileLocked()``).
     func openCommitCounterIfNeeded() {
         guard isWritable, commits.withLock({ $0.counter == nil && $0.refusal == nil }) else { return }
-        fileAccess.withLock { _ in openCommitCounterWhileLocked() }
+        view.withLock { _ in openCommitCounterWhileLocked() }
     }
 
-    /// ``openCommitCounterIfNeeded()`` for a caller that holds the file lock; an open counter
+    /// ``openCommitCounterIfNeeded()`` for a caller that holds the view lock; an open counter
     /// is kept on the file now at its path (``CommitCounter/follow(policy:)``).
     func openCommitCounterWhileLocked() {
         guard isWritable else { return }
@@ -71,12 +71,10 @@ extension PersistentDomain {
 
     /// Brings this process's copy of the file up to date after a read found the counter
     /// raised: one `lstat` if the file is still the version known, else a re-read whose
-    /// changes reach every store (and their observers, from this thread) before the read
-    /// goes on.
-    ///
-    /// Skipped on threads that must not wait for the file lock (``FreshReadExemption``).
+    /// changes reach every store's snapshot before the read goes on, and their observers
+    /// later, on the watcher thread (``DomainRefresher/catchUp(with:)``). Runs no handler.
     func catchUp() {
-        guard let counter = commitCounter, !FreshReadExemption.isActive else { return }
+        guard let counter = commitCounter else { return }
         refresher.catchUp(with: counter)
     }
 }

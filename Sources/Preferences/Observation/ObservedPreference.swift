@@ -28,7 +28,7 @@ import Synchronization
 ///
 /// `onChange` runs on the thread that made the change: the assigning thread for this
 /// process's writes, the watcher thread for other processes' (see ARCHITECTURE.md,
-/// "Threads"). An assignment the store refuses (a value that breaks the domain's schema, or
+/// "Where callbacks run"). An assignment the store refuses (a value that breaks the domain's schema, or
 /// one that would exceed the size limit) changes nothing and fires nothing.
 public final class ObservedPreference<Value: PreferenceValue>: Observable, Sendable {
     /// The key followed.
@@ -37,15 +37,15 @@ public final class ObservedPreference<Value: PreferenceValue>: Observable, Senda
     public let store: PreferenceStore
     private let registrar = ObservationRegistrar()
     /// The value as last delivered: what ``value`` returns.
-    private let current: Mutex<Value>
+    private let current: ThreadLock<Value>
     /// The store observation feeding `current`; ends with this object.
-    private let observation = Mutex<PreferenceObservation?>(nil)
+    private let observation = ThreadLock<PreferenceObservation?>(nil, rank: .leaf)
 
     /// Follows `key` in `store` from now on.
     public init(_ key: PreferenceKey<Value>, in store: PreferenceStore) {
         self.key = key
         self.store = store
-        current = Mutex(store[key])
+        current = ThreadLock(store[key], rank: .leaf)
         // Registered after `current` is set; a change in between is delivered to the handler
         // (the store's observers hear every commit after they register), and the handler
         // re-reads the store, so no change is lost in the gap.
@@ -57,7 +57,12 @@ public final class ObservedPreference<Value: PreferenceValue>: Observable, Senda
     }
 
     deinit {
-        observation.withLock { $0?.cancel() }
+        // Cancelled outside the lock: cancelling takes the store's observer table's lock.
+        let token = observation.withLock { token in
+            defer { token = nil }
+            return token
+        }
+        token?.cancel()
     }
 
     /// The key's value as reads see it; assigning writes it to the store (`store[key] = value`).

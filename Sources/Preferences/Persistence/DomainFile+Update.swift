@@ -61,13 +61,19 @@ extension DomainFile {
     ///
     /// `origin` is recorded with the new file (the managed layer's writer says where its values
     /// came from; other writes have none).
+    ///
+    /// `whileLocked` runs last, once the file is written (or found unchanged), still under the
+    /// lock: no other writer can have committed a newer version while it runs, so a caller
+    /// that installs what it wrote there never installs it over a newer one. It gets what is
+    /// on disk, whether the file was replaced and whether `body` started from `known`.
     func merge<Result>(
         policy: FilePolicy,
         recovering fallback: [String: PropertyListValue],
         known: DomainContents?,
         lockDeadline: ContinuousClock.Instant?,
         origin: CommitOrigin? = nil,
-        _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> (result: Result, changed: Bool?)
+        _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> (result: Result, changed: Bool?),
+        whileLocked: (_ contents: DomainContents?, _ changedDirectory: Bool, _ startedFromKnown: Bool) -> Void = { _, _, _ in }
     ) throws(PreferencesError) -> (
         result: Result, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool, historyProblem: PreferencesError?
     ) {
@@ -75,7 +81,22 @@ extension DomainFile {
         let lock = try DomainFileLock(path: lockPath, policy: policy, deadline: lockDeadline)
         // The lock must be held until every step below is done, whichever way this returns.
         defer { withExtendedLifetime(lock) {} }
+        let outcome = try mergeWhileLocked(policy: policy, recovering: fallback, known: known, origin: origin, body)
+        whileLocked(outcome.contents, outcome.changedDirectory, outcome.startedFromKnown)
+        return outcome
+    }
 
+    /// The steps of ``merge(policy:recovering:known:lockDeadline:origin:_:whileLocked:)``
+    /// once the lock is held.
+    private func mergeWhileLocked<Result>(
+        policy: FilePolicy,
+        recovering fallback: [String: PropertyListValue],
+        known: DomainContents?,
+        origin: CommitOrigin?,
+        _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> (result: Result, changed: Bool?)
+    ) throws(PreferencesError) -> (
+        result: Result, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool, historyProblem: PreferencesError?
+    ) {
         // Writers only create temporary files while holding the lock, so any found now
         // belongs to a writer that died before it could remove its own.
         removeOrphanedTemporaryFiles()

@@ -1,13 +1,13 @@
 import Logging
 
-/// How a domain reacts to the watcher: re-reads its file when the file is no longer the
-/// version this process last read or wrote, and publishes what changed.
+/// How a domain's view of its file is brought up to date: re-reads the file when it is no
+/// longer the version this process last read or wrote, and publishes what changed.
 ///
 /// Its own writes are recognised by identity (``DomainContents/isSettled``) and not read
-/// again. Reads are serialised with writes by the domain's file lock, so a read racing a
-/// write never installs stale values; the watcher thread never waits for that lock (a write
-/// may be waiting for another process's lock file): it leaves a request that whoever holds
-/// the lock honours after releasing it.
+/// again. Re-reads are serialised with each other and with a write's install by the domain's
+/// view lock, which no thread holds while waiting for another process, so the watcher and a
+/// read that catches up may both wait for it. Whoever re-reads, what changed is delivered on
+/// the watcher thread (``DomainSubscriber/deliverFoundChanges()``).
 struct DomainRefresher {
     /// The domain whose file this re-reads.
     let domain: PersistentDomain
@@ -50,64 +50,56 @@ struct DomainRefresher {
     }
 
     /// Called by the watcher: re-reads the file if it is not the one this process last read
-    /// or wrote.
-    func refreshFromDisk() {
-        domain.state.withLock { $0.needsRefresh = true }
-        refreshIfRequested()
-    }
-
-    /// Honours refresh requests until none is left or another thread holds the file lock.
+    /// or wrote, and delivers what changed (on the watcher thread, which this is).
     ///
-    /// The request is set before the lock is tried, and every holder calls this after
-    /// releasing it, so a request that found the lock taken is always seen by its holder.
-    func refreshIfRequested() {
-        while domain.state.withLock({ $0.needsRefresh }) {
-            let outcome = domain.fileAccess.withLockIfAvailable { _ -> ReloadOutcome? in
-                domain.state.withLock { $0.needsRefresh = false }
-                // A counter beside the file waits for its directory, which the watcher
-                // reports when another process makes it.
-                domain.openCommitCounterWhileLocked()
-                let counter = domain.commitCounter
-                // Loaded before the file is looked at: a commit racing this refresh keeps
-                // the counter ahead of what is noted, so the next read catches it up.
-                let value = counter?.current
-                defer { if let value { counter?.noteSeen(value) } }
-                return isCurrent() ? nil : reloadWhileLocked()
-            }
-            // Taken: its holder refreshes after releasing it.
-            guard let outcome else { return }
-            if let outcome { outcome.finish(logger: domain.logger) }
+    /// Waits for the view lock, which is never held while waiting for another process: at
+    /// worst for a read decoding the same new file, or a write installing what it renamed.
+    func refreshFromDisk() {
+        let outcome = domain.view.withLock { _ -> ReloadOutcome? in
+            // A counter beside the file waits for its directory, which the watcher reports
+            // when another process makes it.
+            domain.openCommitCounterWhileLocked()
+            let counter = domain.commitCounter
+            // Loaded before the file is looked at: a commit racing this refresh keeps the
+            // counter ahead of what is noted, so the next read catches it up.
+            let value = counter?.current
+            defer { if let value { counter?.noteSeen(value) } }
+            return isCurrent() ? nil : reloadWhileLocked()
         }
+        outcome?.finish(domain: domain)
     }
 
-    /// Brings the file up to date for a read that found `counter` raised, waiting for the
-    /// file lock (``PersistentDomain/catchUp()``).
+    /// Brings the file up to date for a read that found `counter` raised
+    /// (``PersistentDomain/catchUp()``): one `lstat` if the file is still the version known,
+    /// else a read and decode of the new file, installed and published, whose changes are
+    /// handed to the watcher thread to deliver. Never takes the `flock` and never waits for
+    /// another process: the file is replaced by rename, so it is whole without the lock.
     func catchUp(with counter: CommitCounter) {
-        let outcome = domain.fileAccess.withLock { _ -> ReloadOutcome? in
+        let outcome = domain.view.withLock { _ -> ReloadOutcome? in
             let value = counter.current
             // Noted even if the file cannot be read: the failure is logged once, and reads
             // must not try again until the next commit.
             defer { counter.noteSeen(value) }
-            return isCurrent() ? nil : reloadWhileLocked()
+            if isCurrent() { return nil }
+            FreshnessChecks.countReread()
+            return reloadWhileLocked()
         }
-        outcome?.finish(logger: domain.logger)
-        refreshIfRequested()
+        outcome?.finish(domain: domain)
     }
 
     /// Re-reads the file and publishes what differs; what differs came from outside this
-    /// process.
+    /// process, and is delivered on the watcher thread.
     func reload() {
-        let outcome = domain.fileAccess.withLock { _ in
+        let outcome = domain.view.withLock { _ in
             let counter = domain.commitCounter
             let value = counter?.current
             defer { if let value { counter?.noteSeen(value) } }
             return reloadWhileLocked()
         }
-        outcome.finish(logger: domain.logger)
-        refreshIfRequested()
+        outcome.finish(domain: domain, logsHere: true)
     }
 
-    /// What a re-read leaves to do once the file lock is released.
+    /// What a re-read leaves to do once the view lock is released.
     struct ReloadOutcome {
         /// Why the file could not be used, to log.
         var failure: PreferencesError?
@@ -116,33 +108,38 @@ struct DomainRefresher {
         /// The stores whose queued changes must be delivered.
         var stores: PendingDeliveries
 
-        /// Logs the failure or the recovery and delivers the changes, with no lock held.
-        func finish(logger: Logger) {
-            if let failure {
-                PreferencesLogger.report(failure, event: .unreadable, to: logger)
+        /// Logs the failure or the recovery and has the changes delivered on the watcher
+        /// thread. A read that found them (`logsHere` false) runs no handler and no logging
+        /// back end: the watcher logs too. Opening a domain and `synchronize()` log on the
+        /// calling thread, which asked for the file.
+        func finish(domain: PersistentDomain, logsHere: Bool = false) {
+            if failure != nil || recovery != nil {
+                let logger = domain.logger
+                let report: @Sendable () -> Void = { [failure, recovery] in
+                    if let failure { PreferencesLogger.report(failure, event: .unreadable, to: logger) }
+                    if let recovery { PreferencesLogger.report(recovery, to: logger) }
+                }
+                if logsHere || DirectoryWatcher.shared.isOnWatcherThread { report() } else { DirectoryWatcher.shared.perform(report) }
             }
-            if let recovery {
-                PreferencesLogger.report(recovery, to: logger)
-            }
-            stores.deliver()
+            stores.deliverFoundChanges()
         }
     }
 
     /// Whether the file on disk is still the version this process last read or wrote; the
-    /// caller holds the file lock.
+    /// caller holds the view lock.
     private func isCurrent() -> Bool {
         let (isLoaded, known, knownFailure) = domain.state.withLock { ($0.isLoaded, $0.known, $0.knownFailure) }
         guard isLoaded else { return false }
         if let known {
             guard let confirmed = domain.file.stillHolds(known, policy: domain.policy) else { return false }
-            // Only holders of the file lock change `known`, and the caller is one.
+            // Only holders of the view lock change `known`, and the caller is one.
             domain.state.withLock { $0.known = confirmed }
             return true
         }
         return domain.file.identity() == knownFailure
     }
 
-    /// Reads the file and publishes what changed; the caller holds the file lock.
+    /// Reads the file and publishes what changed; the caller holds the view lock.
     private func reloadWhileLocked() -> ReloadOutcome {
         let file = domain.file
         let identityBefore = file.identity()
@@ -198,12 +195,12 @@ struct DomainRefresher {
     }
 
     /// Installs values read from the file (or recovered from a generation) as the domain's
-    /// disk values and publishes what changed; the caller holds the file lock.
+    /// disk values and publishes what changed; the caller holds the view lock.
     private func install(
         _ newDisk: [String: PropertyListValue], known contents: DomainContents?, knownFailure: FileIdentity?,
         recovery: DomainRecovery?
     ) -> PendingDeliveries {
-        // Only holders of the file lock change `disk`, so it can be compared outside the
+        // Only holders of the view lock change `disk`, so it can be compared outside the
         // state lock: a large domain's comparison holds up no set. With no store on the
         // file yet (the first read, as a store opens), there is nobody to tell.
         let (oldDisk, hasSubscribers) = domain.state.withLock { ($0.disk, !$0.subscribers.isEmpty) }

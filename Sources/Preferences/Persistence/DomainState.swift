@@ -36,9 +36,6 @@ struct DomainState {
     /// How many changes have been published: a store that took the values at one version
     /// and published its layers later compares it to know whether it missed one.
     var version: UInt64 = 0
-    /// The watcher saw a change; honoured by whoever holds the file lock next, or after
-    /// releasing it (``DomainRefresher/refreshIfRequested()``).
-    var needsRefresh = false
 
     /// A store, held weakly: a store unsubscribes when it goes, and must not be kept alive
     /// by the files it reads.

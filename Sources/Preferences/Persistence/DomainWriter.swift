@@ -26,21 +26,17 @@ struct DomainWriter {
 
     /// Flushes, and runs `body` on the file's values under the same lock: the atomic
     /// read-modify-write. `body` sees the file's current values with this process's
-    /// pending changes applied; what it changes reaches the stores after the write, as a
-    /// change read from the file.
+    /// pending changes applied; what it changes reaches the stores after the write as this
+    /// process's change, in one batch delivered on the calling thread. Keys another process
+    /// had put in the file arrive as another process's, on the watcher thread.
     ///
-    /// - Parameters:
-    ///   - changedKeys: The keys `body` changed, for the journal, asked once it has run.
-    ///   - ownKeys: Keys `body` changed on this process's behalf (a transaction's): their
-    ///     changes reach the stores as this process's, in one batch of their own. Everything
-    ///     else that differs from what the stores knew arrives as another process's.
+    /// - Parameter changedKeys: The keys `body` changed, for the journal, asked once it has run.
     func modify<Result: Sendable>(
         changing changedKeys: () -> [String] = { [] },
-        ownKeys: () -> Set<String> = { [] },
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
     ) throws(PreferencesError) -> Result {
         // Never nil: the write is unconditional.
-        try write(changing: changedKeys, ownKeys: ownKeys, onlyIfPending: false, durably: true, hasBody: true, body)!
+        try write(changing: changedKeys, onlyIfPending: false, durably: true, hasBody: true, body)!
     }
 
     /// The locked read-modify-write behind ``flush(durably:)`` and ``modify(changing:_:)``.
@@ -52,7 +48,6 @@ struct DomainWriter {
     ///   which may be another program's in-place rewrite caught halfway.
     private func write<Result: Sendable>(
         changing changedKeys: () -> [String] = { [] },
-        ownKeys: () -> Set<String> = { [] },
         onlyIfPending: Bool,
         durably: Bool,
         hasBody: Bool,
@@ -62,13 +57,11 @@ struct DomainWriter {
         guard domain.isWritable else {
             throw PreferencesError(.readOnly, path: file.path, "this layer is read-only")
         }
-        // A refresh requested while this holds the lock is honoured afterwards, on every path.
-        defer { domain.refresher.refreshIfRequested() }
         // The lock timeout counts from now, not from when another thread's flush (perhaps
         // itself waiting out the timeout on a stopped holder) lets go of the file lock: a
         // flush gives up after the configured bound, not twice it.
         let lockDeadline = ContinuousClock.now.advanced(by: domain.policy.lockTimeout)
-        let written = try domain.fileAccess.withLock { _ throws(PreferencesError) -> (Result?, PendingDeliveries)? in
+        let written = try domain.fileAccess.withLock { _ throws(PreferencesError) -> (Result?, Published)? in
             let (batch, replacement, disk, known) = domain.state.withLock { state in
                 state.writingThread = SystemCalls.currentThread()
                 return (state.pending, state.replacement, state.disk, state.problem == nil ? state.known : nil)
@@ -80,6 +73,7 @@ struct DomainWriter {
             var result: Result?
             var base: [String: PropertyListValue] = [:]
             var bodyThrew = false
+            var published = Published()
             let outcome: (result: Void, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool, historyProblem: PreferencesError?)
             do throws(PreferencesError) {
                 outcome = try file.merge(
@@ -96,15 +90,18 @@ struct DomainWriter {
                         values[key] = value
                         changed = true
                     }
-                    // The body runs under the file lock: reads it makes must not wait for it.
                     do throws(PreferencesError) {
-                        result = try FreshReadExemption.during { () throws(PreferencesError) in try body(&values) }
+                        result = try body(&values)
                     } catch {
                         bodyThrew = true
                         throw error
                     }
                     // A modify's body may have changed anything: then compare.
                     return ((), hasBody ? nil : changed)
+                } whileLocked: { contents, changedDirectory, startedFromKnown in
+                    published = install(
+                        contents, changedDirectory: changedDirectory, startedFromKnown: startedFromKnown,
+                        base: base, batch: batch, replacement: replacement, knownAtStart: known, hasBody: hasBody)
                 }
             } catch {
                 // Only what is wrong with the file makes it a problem (``PreferenceStore/fileProblems``):
@@ -123,10 +120,56 @@ struct DomainWriter {
                 keys.formUnion(changedKeys())
                 logWrite(keys: keys.sorted(), bytes: outcome.contents?.byteCount ?? 0)
             }
-            let newDisk = outcome.contents?.values ?? [:]
+            return (result, published)
+        }
+        // A first write may have created the directory: have it watched at once, so even
+        // its removal a moment later is seen. Also when this flush found nothing left to
+        // write: the flush that wrote it may not have got this far yet.
+        DirectoryWatcher.shared.directoryMayHaveAppeared(file.directory)
+        guard let (result, published) = written else {
+            if durably { try DirectorySync.shared.waitForRequestedSyncs(of: file.directory) }
+            return nil
+        }
+        // Outside the file lock: a store's observers may set or flush again. This process's
+        // own changes (a transaction's) here; keys another process had put in the file, on
+        // the watcher thread.
+        published.own.deliver()
+        published.found.deliverFoundChanges()
+        // Last, with no lock held: the next writer need not wait for this sync.
+        if durably { try DirectorySync.shared.waitForRequestedSyncs(of: file.directory) }
+        return result
+    }
+
+    /// The stores a write published to, by whose changes they got.
+    private struct Published {
+        /// Stores with this process's changes (a transaction's own keys) to deliver.
+        var own = PendingDeliveries()
+        /// Stores with changes found in the file (another process's keys) to deliver.
+        var found = PendingDeliveries()
+    }
+
+    /// Installs what the write left on disk as the domain's view, publishes what the stores
+    /// did not know, and raises the commit counter: under the `flock` (so no newer version
+    /// exists yet) and the view lock (so no re-read installs an older one over it).
+    private func install(
+        _ contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool,
+        base: [String: PropertyListValue], batch: [String: PropertyListValue?],
+        replacement: [String: PropertyListValue]?, knownAtStart: DomainContents?, hasBody: Bool
+    ) -> Published {
+        domain.view.withLock { _ -> Published in
+            let newDisk = contents?.values ?? [:]
+            // A re-read may have installed a newer view since the write began (a read that
+            // caught up, the watcher): what the stores hold now is the reference.
+            let (disk, known) = domain.state.withLock { ($0.disk, $0.known) }
+            let isUnchangedSinceStart = known?.identity == knownAtStart?.identity
             // What the stores do not know yet, compared here, outside the state lock (only
-            // holders of the file lock change `disk`):
+            // holders of the view lock change `disk`):
             let changed: [String]
+            // A modify's own keys: what its body (and the pending changes it wrote) changed
+            // in the file it read. They are this process's changes, delivered by the thread
+            // that made them; the rest of what the stores did not know came from another
+            // process. A key both changed is this process's: its value is the one written.
+            let ownKeys = hasBody ? Set(DomainState.changedKeys(from: base, to: newDisk)) : []
             if hasBody {
                 // A modify: `body` may have changed any key, pending ones too (a transaction
                 // may remove a key this process set but had not written): compare with what
@@ -134,7 +177,7 @@ struct DomainWriter {
                 var held = replacement ?? disk
                 for (key, value) in batch { held[key] = value }
                 changed = DomainState.changedKeys(from: held, to: newDisk)
-            } else if replacement != nil || outcome.startedFromKnown {
+            } else if replacement != nil || (startedFromKnown && isUnchangedSinceStart) {
                 // The file now holds exactly what the stores hold: the replacement or the
                 // version this process knew, with its own pending changes.
                 changed = []
@@ -143,13 +186,11 @@ struct DomainWriter {
                 // the keys this write set (the stores hold those already).
                 changed = DomainState.changedKeys(from: disk, to: base).filter { batch[$0] == nil }
             }
-            // A transaction's own changes go out as this process's, in a batch of their own.
-            let own = hasBody ? ownKeys() : []
-            let stores = domain.state.withLock { state -> PendingDeliveries in
+            let published = domain.state.withLock { state -> Published in
                 state.isLoaded = true
                 state.problem = nil
                 state.disk = newDisk
-                state.known = outcome.contents
+                state.known = contents
                 state.knownFailure = nil
                 // A recovered domain's corrupt file is now kept aside and replaced.
                 state.recovery = nil
@@ -160,41 +201,31 @@ struct DomainWriter {
                     state.pending[key] = nil
                 }
                 let visible = state.visibleChanges(of: changed, in: newDisk)
-                guard !own.isEmpty else {
-                    return domain.publish(visible, origin: .anotherProcess, postsNotification: true, in: &state)
+                // This process's own keys (a transaction's) first, in a batch of their own,
+                // so the thread that made them delivers them even when keys another process
+                // put in the file go out too: the two sets of keys are disjoint.
+                var published = Published()
+                if !ownKeys.isEmpty {
+                    published.own = domain.publish(
+                        visible.filter { ownKeys.contains($0.key) }, origin: .thisProcess, postsNotification: true, in: &state)
                 }
-                var stores = domain.publish(
-                    visible.filter { !own.contains($0.key) }, origin: .anotherProcess, postsNotification: true, in: &state)
-                stores.append(contentsOf: domain.publish(
-                    visible.filter { own.contains($0.key) }, origin: .thisProcess, postsNotification: true, in: &state))
-                return stores
+                published.found = domain.publish(
+                    visible.filter { !ownKeys.contains($0.key) }, origin: .anotherProcess, postsNotification: true, in: &state)
+                return published
             }
-            if outcome.changedDirectory {
+            if changedDirectory {
                 // After the rename and after every store here holds what the file now holds
                 // (so a reader that sees the raised value and skips catching up reads it all),
                 // and before flush() returns: a read anywhere that starts after the return
                 // finds the counter raised (see CommitCounter).
                 domain.openCommitCounterWhileLocked()
                 #if DEBUG
-                Interleaving.reached(.beforeRaisingCounter, at: file.path)
+                Interleaving.reached(.beforeRaisingCounter, at: domain.file.path)
                 #endif
                 domain.commitCounter?.raise()
             }
-            return (result, stores)
+            return published
         }
-        // A first write may have created the directory: have it watched at once, so even
-        // its removal a moment later is seen. Also when this flush found nothing left to
-        // write: the flush that wrote it may not have got this far yet.
-        DirectoryWatcher.shared.directoryMayHaveAppeared(file.directory)
-        guard let (result, stores) = written else {
-            if durably { try DirectorySync.shared.waitForRequestedSyncs(of: file.directory) }
-            return nil
-        }
-        // Outside the file lock: a store's observers may set or flush again.
-        stores.deliver()
-        // Last, with no lock held: the next writer need not wait for this sync.
-        if durably { try DirectorySync.shared.waitForRequestedSyncs(of: file.directory) }
-        return result
     }
 
     /// Logs one entry for a write: the domain, the keys this process changed, the size.

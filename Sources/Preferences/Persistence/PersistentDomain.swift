@@ -25,9 +25,17 @@ final class PersistentDomain: Sendable {
 
     /// What the process knows of the file, and its subscribers.
     let state = ThreadLock(DomainState(), rank: .domainState)
-    /// One reader or writer of the file at a time in this process, so a read racing a write
-    /// never installs stale values and two writes never interleave their lock-read-write.
+    /// One writer of the file at a time in this process, so two writes never interleave their
+    /// lock-read-write. Held across the cross-process `flock` and the write's I/O: nothing
+    /// that must not wait for another process takes it.
     let fileAccess = ThreadLock((), rank: .domainFile)
+    /// One thread at a time brings this process's view of the file up to date: the watcher
+    /// thread, a read that found the commit counter raised, and a write once its rename is
+    /// done (still under the `flock`, so no newer version can exist while it installs its own).
+    /// Held only while the file is read and decoded and its values installed, never while
+    /// waiting for another process, so reads may wait for it. Changes `disk`, `known` and the
+    /// counter's `seen` value; taken after ``fileAccess`` when both are held.
+    let view = ThreadLock((), rank: .domainView)
     /// When background writes run.
     private let flushes: FlushSchedule
     /// The file's commit counter once it is open, or why it cannot be (see
@@ -156,7 +164,7 @@ final class PersistentDomain: Sendable {
             guard state.version != version else { return false }
             return store.replaceLayerValues(from: self, with: state.overlay, origin: .anotherProcess)
         }
-        if mustDeliver { store.deliverQueued() }
+        if mustDeliver { store.deliverFoundChanges() }
     }
 
     /// Stops telling `store` of changes.
@@ -278,10 +286,9 @@ final class PersistentDomain: Sendable {
     /// The atomic read-modify-write under the domain's lock (see ``DomainWriter/modify(changing:_:)``).
     func modify<Result: Sendable>(
         changing changedKeys: () -> [String] = { [] },
-        ownKeys: () -> Set<String> = { [] },
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
     ) throws(PreferencesError) -> Result {
-        try writer.modify(changing: changedKeys, ownKeys: ownKeys, body)
+        try writer.modify(changing: changedKeys, body)
     }
 
     /// Re-reads the file now (see ``DomainRefresher/reload()``).

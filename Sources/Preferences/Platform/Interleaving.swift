@@ -22,7 +22,7 @@ enum Interleaving {
         let path: String
     }
 
-    private static let steps = Mutex<[Site: @Sendable () -> Void]>([:])
+    private static let steps = ThreadLock<[Site: @Sendable () -> Void]>([:], rank: .leaf)
 
     /// Runs `step` the next time a read or write of the file at `path` reaches `point`.
     static func run(_ step: @escaping @Sendable () -> Void, once point: Point, at path: String) {

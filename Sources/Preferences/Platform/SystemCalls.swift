@@ -6,8 +6,9 @@ import SystemPackage
 
 /// The system calls swift-system does not wrap, as thin typed wrappers.
 ///
-/// This is the only file in `Preferences` that imports Glibc, so every direct use of the C
-/// library is in one place to audit. Each wrapper takes and returns swift-system types
+/// Every call into the C library goes through this file, so it is in one place to audit;
+/// `Persistence/FileIdentity.swift` also imports Glibc, only to read the C `stat` fields a
+/// `Stat` holds. Each wrapper takes and returns swift-system types
 /// (`FileDescriptor`, `FilePath`, `FilePermissions`), throws the call's `Errno`, retries
 /// `EINTR` where the call is safe to repeat, and adds no policy of its own: deciding what an
 /// error means belongs to the caller. The thread-mutex wrappers are inlinable, and the

@@ -123,7 +123,7 @@ struct SchemaLookup: Sendable, Equatable {
 
     /// The files one read went through, with their identities when read.
     private final class ReadFiles: Sendable {
-        let files = Mutex<[(path: String, identity: FileIdentity?)]>([])
+        let files = ThreadLock<[(path: String, identity: FileIdentity?)]>([], rank: .leaf)
     }
 
     /// A schema parsed in this process, with the identity of every file it was read from.

@@ -5,6 +5,11 @@ extension PreferenceStore {
     /// values change, whether this process or another made the change. As on Apple's
     /// systems it carries no `userInfo`; use ``observeAllKeys(options:handler:)`` to learn
     /// which keys changed. ``Configuration/postsDidChangeNotification`` turns it off.
+    ///
+    /// Posted synchronously (observers added with `queue: nil` run at once) on the same
+    /// thread as ``observe(_:options:handler:)``'s handlers: for a change this process made,
+    /// the thread that made it; for a change from another process or a hand edit, the
+    /// process's watcher thread, never a thread that only read.
     public static let didChangeNotification = Notification.Name("PreferenceStoreDidChangeNotification")
     /// Posted when a set takes the domain over its soft size limit, or is refused at its hard
     /// limit, with the store as object and `userInfo` `key` (String), `size` and `limit`
@@ -19,9 +24,19 @@ extension PreferenceStore {
     ///   - options: `.old` and `.new` fill in the values (both by default); `.initial` calls
     ///     the handler at once with the current value; `.prior` also calls it before each
     ///     change this process makes with a setter (see ``PreferenceObservationOptions/prior``).
-    ///   - handler: called on the thread that made the change, or on the watcher thread for
-    ///     changes from other processes (see ARCHITECTURE.md, "Threads"); with no lock held,
-    ///     so it may read and write preferences. Changes arrive in commit order.
+    ///   - handler: called with no lock held, so it may read and write preferences, one
+    ///     change batch at a time and in commit order. Where it runs:
+    ///     - a change this process made (a setter, `modify`, a transaction, a
+    ///       ``PreferenceFiles`` write): on the thread that made it, before that call returns;
+    ///       if another thread is delivering this store's changes at that moment, or a change
+    ///       from another process is queued ahead of it, that thread (or the watcher thread)
+    ///       delivers it right after, so callbacks never overlap or go out of order;
+    ///     - a change from another process or a hand edit: on the process's watcher thread
+    ///       (`prefs-watcher`), and only there, whichever thread noticed it first. A getter
+    ///       never calls a handler, so a read made under a lock that a handler also takes
+    ///       cannot deadlock.
+    ///
+    ///     See ARCHITECTURE.md, "Where callbacks run".
     /// - Returns: the observation; it ends when cancelled or released.
     public func observe(
         _ key: String, options: PreferenceObservationOptions = [.old, .new],
@@ -56,6 +71,9 @@ extension PreferenceStore {
 
     /// The values of a typed key as an asynchronous sequence: with `initial`, the current
     /// value first; then each new value, in commit order.
+    ///
+    /// It is fed by an ``observe(_:options:handler:)`` handler (so from the threads that
+    /// handler runs on) and consumed on the iterating task's executor.
     ///
     /// Like every sequence the store makes, it buffers without limit (`.unbounded`): no
     /// change is dropped, however slowly it is consumed. It ends when the task iterating it is
@@ -112,11 +130,33 @@ extension PreferenceStore {
         return observation
     }
 
-    /// Hands this store's queued batches out, in commit order, until none is left; batches
-    /// queued meanwhile (by another thread, or by a handler) are handed out by this same loop.
-    /// Called with no lock held.
+    /// Hands out this store's queued batches of this process's own changes on the calling
+    /// thread, in commit order; the first batch from another process, and all after it, are
+    /// left to the watcher thread (see ``ChangeDelivery``). For a thread that has just made a
+    /// change; called with no lock held.
     func deliverQueued() {
-        delivery.drain { batch in deliver(batch) }
+        delivery.drainOwn({ batch in deliver(batch) }, handToWatcher: { handToWatcher() })
+    }
+
+    /// Delivers changes found in a file (another process's commit, a hand edit): on the
+    /// watcher thread, now if this is that thread, else by handing the work to it. A read or
+    /// a write that found the changes never runs a handler. Called with no lock held.
+    func deliverFoundChanges() {
+        if DirectoryWatcher.shared.isOnWatcherThread {
+            deliverOnWatcher()
+        } else if delivery.needsWatcher() {
+            handToWatcher()
+        }
+    }
+
+    /// Asks the watcher thread to hand this store's queue out.
+    private func handToWatcher() {
+        DirectoryWatcher.shared.perform { [self] in deliverOnWatcher() }
+    }
+
+    /// Hands out every queued batch; on the watcher thread only.
+    private func deliverOnWatcher() {
+        delivery.drainOnWatcher { batch in deliver(batch) }
     }
 
     /// Hands one batch to observers, commit observers and `NotificationCenter`.

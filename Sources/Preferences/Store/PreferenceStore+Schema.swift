@@ -53,7 +53,8 @@ extension PreferenceStore {
             let declared = outcome.schema.map { DeclaredSchema($0, domain: domain, logger: logger) }
             return (true, commit(origin: .anotherProcess, postsNotification: true) { $0.setSchema(declared) })
         }
-        if applied.mustDeliver { deliverQueued() }
+        // Found in a file: delivered on the watcher thread, like another process's change.
+        if applied.mustDeliver { deliverFoundChanges() }
         guard applied.isNew else { return }
         followSchema(outcome, of: lookup, isNew: true, migratingInBackground: migratingInBackground)
     }

@@ -181,8 +181,8 @@ extension PreferenceStore {
     /// applied) and may change or remove it. Pending changes are written in the same step.
     /// `body` runs while the domain's lock is held, in this process and across processes:
     /// it must be quick and must not use preferences itself (a flush from inside it would
-    /// wait for its own lock). Observers hear of the result after the write, as a change
-    /// read from the file.
+    /// wait for its own lock). Observers hear of the result after the write, as this
+    /// process's change, on the calling thread (see ``observe(_:options:handler:)``).
     ///
     /// - Throws: ``PreferencesError``: `schemaViolation` if `body` leaves a value that breaks
     ///   the key's declaration (nothing is written), or why the write failed.

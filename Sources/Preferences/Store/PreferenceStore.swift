@@ -14,8 +14,10 @@ import Logging
 /// Values resolve through the search list: managed (forced) values, `-Key value` launch
 /// arguments, this domain for this machine, this domain, added suites, the global domain
 /// (for this machine, then any), system defaults, and registered defaults; the first that
-/// holds the key wins. Reads never touch the disk after a domain's first load and never
-/// wait for a write. A `set` is visible to reads at once and is written in the background:
+/// holds the key wins. Reads never run an observer, never take the cross-process lock and
+/// never wait for a write: a read that finds another process's commit re-reads the new file
+/// first (it is replaced by rename, so it is whole), and the watcher thread delivers the
+/// changes. A `set` is visible to reads at once and is written in the background:
 /// the file is locked, re-read, given only this process's changes, and replaced by an
 /// atomic rename, so concurrent writers in other processes lose nothing. `flush()` writes
 /// now and throws if it cannot; pending changes are also written at normal exit.

@@ -35,7 +35,7 @@ extension PreferenceStore {
         var bodyError: (any Error)?
         var changedKeys: Set<String> = []
         do throws(PreferencesError) {
-            try appDomain.modify(changing: { changedKeys.sorted() }, ownKeys: { changedKeys }) {
+            try appDomain.modify(changing: { changedKeys.sorted() }) {
                 values throws(PreferencesError) in
                 let transaction = PreferenceTransaction(store: self, values: values)
                 do {

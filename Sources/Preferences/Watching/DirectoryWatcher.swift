@@ -83,6 +83,15 @@ final class DirectoryWatcher: Sendable {
         loop.retryNow(String(trimmed))
     }
 
+    /// Runs `job` on the watcher thread, after the handlers of its current turn and after the
+    /// jobs handed over before it (see ``WatchLoop/perform(_:)``).
+    func perform(_ job: @escaping @Sendable () -> Void) {
+        loop.perform(job)
+    }
+
+    /// Whether the caller runs on this watcher's thread.
+    var isOnWatcherThread: Bool { loop.isCurrentThread }
+
     /// Makes the watcher behave exactly as if the kernel had reported an event queue overflow:
     /// every watch is checked and every handler is called once.
     ///

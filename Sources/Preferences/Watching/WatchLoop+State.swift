@@ -73,6 +73,9 @@ extension WatchLoop {
         var nextRetry: ContinuousClock.Instant?
         /// When polled directories' handlers are called next; nil while none is polled.
         var nextPoll: ContinuousClock.Instant?
+        /// Work other threads handed to the thread (``WatchLoop/perform(_:)``), run in order
+        /// after the turn's handlers.
+        var jobs: [WatchLoop.Job] = []
 
         /// Creates the inotify instance and the self-pipe on first use.
         ///
@@ -191,6 +194,7 @@ extension WatchLoop {
                 return nil
             }
             var timeout = [nextRetry, nextPoll].compactMap { $0 }.min().map { max(.zero, $0 - now) }
+            if !jobs.isEmpty { timeout = .zero }
             if wakeReadEnd == nil { timeout = min(timeout ?? WatchLoop.retryInterval, WatchLoop.retryInterval) }
             return Wait(inotify: inotify, wakeReadEnd: wakeReadEnd, timeout: timeout)
         }

@@ -118,6 +118,33 @@ final class WatchLoop: Sendable {
         if let warning { DirectoryWatcher.warnPollingFallback(because: warning) }
     }
 
+    /// Work handed to the thread.
+    typealias Job = @Sendable () -> Void
+
+    /// Runs `job` on the watcher thread, after the handlers of its current turn, in the order
+    /// jobs were handed over; starts the thread if it is not running yet.
+    ///
+    /// This is how work found on another thread reaches the thread that alone runs it: a
+    /// read or a write that found another process's commit hands over its delivery. A loop
+    /// that was stopped runs nothing more; the process's shared loop is never stopped.
+    func perform(_ job: @escaping Job) {
+        let (startsThread, warning) = state.withLock { state -> (Bool, String?) in
+            let (startsThread, warning) = state.startIfNeeded()
+            guard state.phase == .running else { return (false, nil) }
+            state.jobs.append(job)
+            state.wake()
+            return (startsThread, warning)
+        }
+        if startsThread { startThread() }
+        if let warning { DirectoryWatcher.warnPollingFallback(because: warning) }
+    }
+
+    /// Whether the caller runs on this loop's thread.
+    var isCurrentThread: Bool {
+        let thread = SystemCalls.currentThread()
+        return state.withLock { $0.threadID == thread }
+    }
+
     /// Makes the thread handle a queue overflow, exactly as if the kernel had reported one.
     func simulateOverflow() {
         state.withLock { state in
@@ -148,8 +175,6 @@ final class WatchLoop: Sendable {
         let thread = Thread { [self] in
             // Named from inside, by the system call (see SystemCalls.nameCurrentThread).
             SystemCalls.nameCurrentThread("prefs-watcher")
-            // Observers run here; their reads must never wait for a domain's file lock.
-            FreshReadExemption.exemptCurrentThread()
             run()
         }
         thread.start()
@@ -160,7 +185,8 @@ final class WatchLoop: Sendable {
         let buffer = UnsafeMutableRawBufferPointer.allocate(
             byteCount: Self.eventBufferSize, alignment: MemoryLayout<Int32>.alignment)
         defer { buffer.deallocate() }
-        state.withLock { $0.threadID = SystemCalls.currentThread() }
+        let thread = SystemCalls.currentThread()
+        state.withLock { $0.threadID = thread }
         while let wait = state.withLock({ $0.nextWait(now: .now) }) {
             // The inotify instance first and the pipe last, each only if there is one.
             let descriptors = [wait.inotify, wait.wakeReadEnd].compactMap { $0 }
@@ -187,6 +213,13 @@ final class WatchLoop: Sendable {
             let (calls, warning) = state.withLock { $0.advance(with: events, now: .now) }
             if let warning { DirectoryWatcher.warnPollingFallback(because: warning) }
             deliver(calls)
+            // Taken after the handlers: a job handed over during this turn may deliver what a
+            // handler has just published.
+            let jobs = state.withLock { state in
+                defer { state.jobs.removeAll() }
+                return state.jobs
+            }
+            for job in jobs { job() }
         }
     }
 

@@ -24,10 +24,17 @@ struct PendingDeliveries {
         for store in other.others { append(store) }
     }
 
-    /// Runs each store's delivery (``PreferenceStore/deliverQueued()``); call it with no lock
-    /// held.
+    /// Runs each store's delivery of the changes the calling thread made
+    /// (``PreferenceStore/deliverQueued()``); call it with no lock held.
     func deliver() {
         first?.deliverQueued()
         for store in others { store.deliverQueued() }
+    }
+
+    /// Has each store's changes found in a file delivered on the watcher thread
+    /// (``PreferenceStore/deliverFoundChanges()``); call it with no lock held.
+    func deliverFoundChanges() {
+        first?.deliverFoundChanges()
+        for store in others { store.deliverFoundChanges() }
     }
 }

@@ -1,0 +1,181 @@
+import Foundation
+import Glibc
+@testable import Preferences
+import Synchronization
+import Testing
+import TestSupport
+
+/// Where callbacks run (ARCHITECTURE.md, "Where callbacks run"): another process's changes on
+/// the watcher thread only, in commit order, each commit once; never on a thread that only
+/// read, whoever found the change.
+@Suite("Where callbacks run")
+struct CallbackThreadTests {
+    /// The OS name of the calling thread, as the library sets it with `prctl`.
+    static func threadName() -> String {
+        // The kernel's record of the name, as `top -H` reads it.
+        let name = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
+        return name?.trimmingCharacters(in: .newlines) ?? "?"
+    }
+
+    @Test("a read under the application's lock never runs an observer that takes that lock: 1,000 commits by another process, all heard, none on the reading thread")
+    func readUnderApplicationLock() async throws {
+        let fixture = try StoreFixture()
+        try fixture.usePrivateRuntimeDirectory()
+        let store = try fixture.store()
+        // The application's own lock, not recursive: an observer run inside a read made under
+        // it would deadlock (NSLock) here, as it did when reads delivered what they found.
+        let applicationLock = NSLock()
+        let heard = Mutex<[Int]>([])
+        let handlerThreads = Mutex<Set<String>>([])
+        let readingThread = Mutex<pthread_t?>(nil)
+        let ranOnReadingThread = Atomic(0)
+        @Sendable func noteThread() {
+            if readingThread.withLock({ $0 }).map({ pthread_equal($0, pthread_self()) != 0 }) == true {
+                ranOnReadingThread.add(1, ordering: .relaxed)
+            }
+            let name = Self.threadName()
+            handlerThreads.withLock { _ = $0.insert(name) }
+        }
+        let observation = store.observe("n") { change in
+            noteThread()
+            applicationLock.lock()
+            defer { applicationLock.unlock() }
+            if let value = change.newValue { heard.withLock { $0.append(value.coercedInteger) } }
+        }
+        let notifications = Atomic(0)
+        let token = NotificationCenter.default.addObserver(
+            forName: PreferenceStore.didChangeNotification, object: store, queue: nil
+        ) { _ in
+            noteThread()
+            applicationLock.lock()
+            defer { applicationLock.unlock() }
+            notifications.add(1, ordering: .relaxed)
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+
+        let worker = Process()
+        worker.executableURL = URL(fileURLWithPath: workerPath)
+        worker.arguments = ["write-on-request", "com.example.test", "n"]
+        worker.environment = fixture.processEnvironment
+        let input = Pipe(), output = Pipe()
+        worker.standardInput = input
+        worker.standardOutput = output
+        try worker.run()
+        let lines = CollectedLines(output.fileHandleForReading)
+        #expect(await eventually { lines.texts.contains("ready") })
+        #expect(await eventually { heard.withLock { $0.last } == 0 || store.integer(forKey: "n") == 0 })
+
+        let stop = Atomic(false)
+        let readsDone = DispatchSemaphore(value: 0)
+        let reads = Atomic(0)
+        let readerRereadsBefore = FreshnessChecks.rereadsByReads
+        Thread {
+            readingThread.withLock { $0 = pthread_self() }
+            while !stop.load(ordering: .relaxed) {
+                applicationLock.lock()
+                _ = store.integer(forKey: "n")
+                _ = store.bool(forKey: "n")
+                applicationLock.unlock()
+                reads.add(1, ordering: .relaxed)
+            }
+            readsDone.signal()
+        }.start()
+        #expect(await eventually { reads.load(ordering: .relaxed) > 0 })
+        for value in 1...1_000 {
+            try input.fileHandleForWriting.write(contentsOf: Data("\(value)\n".utf8))
+            // Each commit is heard before the next is made, so none is folded into another.
+            let arrived = await eventually { heard.withLock { $0.last } == value }
+            #expect(arrived, "commit \(value) was not heard: the reading thread may be stuck")
+            if !arrived { break }
+        }
+        stop.store(true, ordering: .relaxed)
+        #expect(readsDone.wait(timeout: .now() + 30) == .success, "the reading thread never finished")
+        try input.fileHandleForWriting.close()
+        worker.waitUntilExit()
+        observation.cancel()
+
+        let values = heard.withLock { $0 }.drop { $0 == 0 }
+        #expect(Array(values) == Array(1...1_000), "each commit heard once, in order")
+        #expect(ranOnReadingThread.load(ordering: .relaxed) == 0, "a callback ran on the thread that only read")
+        #expect(handlerThreads.withLock { $0 } == ["prefs-watcher"])
+        #expect(notifications.load(ordering: .relaxed) >= 1_000)
+        // The reads did find commits before the watcher did: the path this test is about.
+        #expect(FreshnessChecks.rereadsByReads > readerRereadsBefore, "no read ever caught up first")
+        #expect(worker.terminationStatus == 0)
+    }
+
+    /// 10,000 commits by this process, heard by a worker that reads in a loop meanwhile.
+    private func commitsHeardInOrder(fixture: StoreFixture, withoutInotify: Bool) async throws {
+        let commits = 10_000
+        let store = try fixture.store()
+        store.set(0, forKey: "n")
+        try store.flush()
+        let worker = Process()
+        let observe = [workerPath, "observe-order", "com.example.test", "n", "2"]
+        if withoutInotify {
+            let strace = try #require(installedProgram("strace"), "strace is not installed: run Tests/Scripts/install-dependencies.sh")
+            worker.executableURL = URL(fileURLWithPath: strace)
+            // Every inotify_init1 fails as it does past fs.inotify.max_user_instances.
+            worker.arguments = [
+                "-f", "--seccomp-bpf", "-o", "/dev/null", "-e", "trace=inotify_init1", "-e", "inject=inotify_init1:error=EMFILE",
+            ] + observe
+        } else {
+            worker.executableURL = URL(fileURLWithPath: observe[0])
+            worker.arguments = Array(observe.dropFirst())
+        }
+        worker.environment = fixture.processEnvironment
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        worker.standardInput = input
+        worker.standardOutput = output
+        worker.standardError = errors
+        try worker.run()
+        let lines = CollectedLines(output.fileHandleForReading)
+        #expect(await eventually { lines.texts.contains("ready") })
+        for value in 1...commits {
+            store.set(value, forKey: "n")
+            try store.flush()
+        }
+        #expect(await eventually(within: .seconds(60)) { lines.texts.last?.hasPrefix("change ") == true && lines.texts.last?.split(separator: " ")[2] == "\(commits)" },
+                "\(lines.texts.suffix(3))")
+        try input.fileHandleForWriting.close()
+        let warnings = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        worker.waitUntilExit()
+        #expect(worker.terminationStatus == 0, "\(warnings)")
+        if withoutInotify { #expect(warnings.contains("inotify"), "the worker did not fall back: \(warnings)") }
+
+        let changes = lines.texts.filter { $0.hasPrefix("change ") }.map { $0.split(separator: " ").map(String.init) }
+        let summary = try #require(lines.texts.last { $0.hasPrefix("rereads ") }).split(separator: " ")
+        // Commits that land before the watcher wakes arrive as one change, from the old
+        // value to the newest; so the chain of changes has no gap, no repeat and no step back.
+        var previous = "0"
+        var threads = Set<String>()
+        var brokenAt: [String]?
+        for change in changes {
+            threads.insert(change[3])
+            if change[1] != previous || (Int(change[2]) ?? 0) <= (Int(previous) ?? 0) { brokenAt = brokenAt ?? change }
+            previous = change[2]
+        }
+        #expect(brokenAt == nil, "out of order or repeated: \(brokenAt ?? [])")
+        #expect(previous == "\(commits)")
+        #expect(threads == ["prefs-watcher"], "\(threads)")
+        #expect(!changes.isEmpty)
+        // The worker's reads found commits first, at least sometimes (the path under test);
+        // without inotify, the counters woke its watcher.
+        #expect((Int(summary[1]) ?? 0) > 0, "\(summary)")
+        if withoutInotify { #expect((Int(summary[3]) ?? 0) > 0, "\(summary)") }
+    }
+
+    @Test("10,000 commits by another process reach its observers on the watcher thread only, in commit order, each once")
+    func tenThousandCommitsOnTheWatcher() async throws {
+        let fixture = try StoreFixture()
+        try fixture.usePrivateRuntimeDirectory()
+        try await commitsHeardInOrder(fixture: fixture, withoutInotify: false)
+    }
+
+    @Test("without an inotify instance, 10,000 commits still reach observers on the watcher thread only, in order, each once")
+    func tenThousandCommitsWithoutInotify() async throws {
+        let fixture = try StoreFixture()
+        try fixture.usePrivateRuntimeDirectory()
+        try await commitsHeardInOrder(fixture: fixture, withoutInotify: true)
+    }
+}
