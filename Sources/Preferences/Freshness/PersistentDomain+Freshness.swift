@@ -50,7 +50,7 @@ extension PersistentDomain {
             CommitWaiter.counterOpened()
             // Stores that subscribed before the counter existed check it from now on.
             for store in state.withLock({ $0.liveSubscribers }) {
-                store.freshness.add(self, counter: counter)
+                store.commitCounterOpened(counter, of: self)
             }
         case .failure(let error):
             commits.withLock { $0.refusal = error }

@@ -26,7 +26,7 @@ struct DomainState {
     /// finds nothing pending waits for it (``PersistentDomain/hasUnfinishedWrites``).
     var writingThread: UInt?
     /// The stores whose search lists include this file.
-    var subscribers: [ObjectIdentifier: WeakStore] = [:]
+    var subscribers: [ObjectIdentifier: WeakSubscriber] = [:]
     /// Keeps the directory watch on this file alive (and on its commit counter's name, when
     /// the counter lives beside the file).
     var watch: [DirectoryWatcher.Registration]?
@@ -39,8 +39,8 @@ struct DomainState {
 
     /// A store, held weakly: a store unsubscribes when it goes, and must not be kept alive
     /// by the files it reads.
-    struct WeakStore {
-        weak var store: PreferenceStore?
+    struct WeakSubscriber {
+        weak var subscriber: (any DomainSubscriber)?
     }
 
     /// Whether this process has changes not yet on disk.
@@ -62,8 +62,8 @@ struct DomainState {
     }
 
     /// The stores still alive.
-    var liveSubscribers: [PreferenceStore] {
-        subscribers.values.compactMap(\.store)
+    var liveSubscribers: [any DomainSubscriber] {
+        subscribers.values.compactMap(\.subscriber)
     }
 
     /// What stores must be told when the file's values change from `disk` to `newDisk`:

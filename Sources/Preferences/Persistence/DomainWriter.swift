@@ -104,7 +104,7 @@ struct DomainWriter {
                         base: base, batch: batch, replacement: replacement, knownAtStart: known, hasBody: hasBody)
                 }
             } catch {
-                // Only what is wrong with the file makes it a problem (``PreferenceStore/fileProblems``):
+                // Only what is wrong with the file makes it a problem (what a store reports as its file problems):
                 // a body that threw (a cancelled transaction, a refused `trySet`) or new values
                 // too large to write leave the file as good as it was. Nor is a body's own error
                 // a failed write to log: the caller has it, and the pending changes it held back

@@ -3,14 +3,14 @@
 /// Usually one store (the one that made the change), so the first is kept apart and a set
 /// allocates no array for it.
 struct PendingDeliveries {
-    private var first: PreferenceStore?
-    private var others: [PreferenceStore] = []
+    private var first: (any DomainSubscriber)?
+    private var others: [any DomainSubscriber] = []
 
     /// No store to deliver.
     init() {}
 
     /// Adds a store.
-    mutating func append(_ store: PreferenceStore) {
+    mutating func append(_ store: any DomainSubscriber) {
         if first == nil {
             first = store
         } else {
@@ -25,14 +25,14 @@ struct PendingDeliveries {
     }
 
     /// Runs each store's delivery of the changes the calling thread made
-    /// (``PreferenceStore/deliverQueued()``); call it with no lock held.
+    /// (``DomainSubscriber/deliverQueued()``); call it with no lock held.
     func deliver() {
         first?.deliverQueued()
         for store in others { store.deliverQueued() }
     }
 
     /// Has each store's changes found in a file delivered on the watcher thread
-    /// (``PreferenceStore/deliverFoundChanges()``); call it with no lock held.
+    /// (``DomainSubscriber/deliverFoundChanges()``); call it with no lock held.
     func deliverFoundChanges() {
         first?.deliverFoundChanges()
         for store in others { store.deliverFoundChanges() }

@@ -148,10 +148,10 @@ final class PersistentDomain: Sendable {
     /// A store publishes the layer some time later; a change published in between finds no
     /// layer of this file in the store yet, so the store then calls
     /// ``resynchronize(_:ifChangedSince:)`` with the version.
-    func subscribe(_ store: PreferenceStore) -> (values: [String: PropertyListValue], version: UInt64) {
+    func subscribe(_ store: any DomainSubscriber) -> (values: [String: PropertyListValue], version: UInt64) {
         loadIfNeeded()
         return state.withLock { state in
-            state.subscribers[ObjectIdentifier(store)] = DomainState.WeakStore(store: store)
+            state.subscribers[ObjectIdentifier(store)] = DomainState.WeakSubscriber(subscriber: store)
             return (state.overlay, state.version)
         }
     }
@@ -159,7 +159,7 @@ final class PersistentDomain: Sendable {
     /// Brings `store`'s layers of this file up to date with what the file holds now, if a
     /// change was published since `version`: for a store whose layers were made from values
     /// taken at that version (a new store, a suite added or removed).
-    func resynchronize(_ store: PreferenceStore, ifChangedSince version: UInt64) {
+    func resynchronize(_ store: any DomainSubscriber, ifChangedSince version: UInt64) {
         let mustDeliver = state.withLock { state in
             guard state.version != version else { return false }
             return store.replaceLayerValues(from: self, with: state.overlay, origin: .anotherProcess)
@@ -168,7 +168,7 @@ final class PersistentDomain: Sendable {
     }
 
     /// Stops telling `store` of changes.
-    func unsubscribe(_ store: PreferenceStore) {
+    func unsubscribe(_ store: any DomainSubscriber) {
         _ = state.withLock { $0.subscribers.removeValue(forKey: ObjectIdentifier(store)) }
     }
 
@@ -189,9 +189,9 @@ final class PersistentDomain: Sendable {
     /// store's view of the key) may refuse it.
     ///
     /// - Returns: the outcome, and the stores whose deliveries the caller must then run
-    ///   (``PreferenceStore/deliverQueued()``), with no lock held.
+    ///   (``DomainSubscriber/deliverQueued()``), with no lock held.
     func set(
-        _ value: PropertyListValue?, forKey key: String, by caller: PreferenceStore, decide: () -> SetOutcome
+        _ value: PropertyListValue?, forKey key: String, by caller: any DomainSubscriber, decide: () -> SetOutcome
     ) -> (SetOutcome, PendingDeliveries) {
         state.withLock { state in
             let outcome = decide()
@@ -207,7 +207,7 @@ final class PersistentDomain: Sendable {
     /// - Parameter caller: the store whose call this is: its batch posts no
     ///   `didChangeNotification`, because the call posts once itself; other stores' do.
     /// - Returns: the stores whose queued deliveries the caller must run with no lock held.
-    func replaceAll(with values: [String: PropertyListValue], notifying caller: PreferenceStore) -> PendingDeliveries {
+    func replaceAll(with values: [String: PropertyListValue], notifying caller: any DomainSubscriber) -> PendingDeliveries {
         state.withLock { state in
             let delta = DomainState.delta(from: state.overlay, to: values)
             state.replacement = values
@@ -229,13 +229,13 @@ final class PersistentDomain: Sendable {
     ///
     /// Called under the state lock, and for every such change: the one path by which a file's
     /// changes reach stores, so all of them see the same changes in the same order. Each
-    /// store resolves the change once (``PreferenceStore/applyLayerChange(from:_:origin:postsNotification:)``).
+    /// store resolves the change once (``DomainSubscriber/applyLayerChange(from:_:origin:postsNotification:)``).
     ///
     /// - Parameter caller: the store making the change, if a store is: it is used as it is,
     ///   where the others are reached through their weak references (whose loads cost).
     func publish(
         _ delta: [(key: String, value: PropertyListValue?)], origin: PreferenceChange.Origin,
-        postsNotification: Bool, by caller: PreferenceStore? = nil, in state: inout DomainState
+        postsNotification: Bool, by caller: (any DomainSubscriber)? = nil, in state: inout DomainState
     ) -> PendingDeliveries {
         guard !delta.isEmpty else { return PendingDeliveries() }
         state.publishedKeyCount += delta.count
