@@ -14,7 +14,7 @@ step() {
 step bash Tests/Scripts/install-dependencies.sh
 
 step swift build --build-tests
-step swift test --skip-build --skip JournaldLoggingTests --skip SystemdNotifierTests --skip ThreadStressTests --skip PowerLossTests --skip FleetServiceTests --skip EtcdGatewayTests
+step swift test --skip-build --skip JournaldLoggingTests --skip SystemdNotifierTests --skip ThreadStressTests --skip FleetServiceTests --skip EtcdGatewayTests
 # The fleet service and its etcd client against real etcd clusters on loopback (three members
 # for the faults: a killed leader, restarted members, compaction, all members away): each
 # cluster's elections and fsyncs would compete with the timed cross-process tests above.
@@ -23,11 +23,6 @@ step swift test --skip-build --filter "FleetServiceTests|EtcdGatewayTests"
 # binary built above: a test that needs root, a capability or a kernel feature must be
 # skipped, saying what is missing, never fail (so `swift test` passes for any contributor).
 step bash Tests/Scripts/unprivileged-tests.sh
-# The quick power-loss runs trace writer processes with strace and open about 3,000 crash
-# states with fsyncs: beside the other suites they slowed the timed cross-process tests (a
-# no-inotify worker's changes reached it on another thread than the one the test expects),
-# so they run in a process of their own.
-step swift test --skip-build --filter PowerLossTests
 # The thread stress test runs 16 threads on the 2 cores by design; beside every other suite it
 # starved their watcher thread and timed tests (a lock hand-off bounded at 1 s took 0.7 s): it
 # runs in a process of its own.
