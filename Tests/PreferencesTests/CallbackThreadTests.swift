@@ -178,4 +178,81 @@ struct CallbackThreadTests {
         try fixture.usePrivateRuntimeDirectory()
         try await commitsHeardInOrder(fixture: fixture, withoutInotify: true)
     }
+
+    @Test("a modify's own change reaches its observer as this process's, on the calling thread, even if this process re-reads the file between the rename and the install")
+    func ownWriteRacingARereadStaysOwn() throws {
+        let fixture = try StoreFixture()
+        try fixture.usePrivateRuntimeDirectory()
+        let store = try fixture.store()
+        store.set(0, forKey: "n")
+        try store.flush()
+        let heard = Mutex<[(origin: PreferenceChange.Origin, thread: pthread_t)]>([])
+        let observation = store.observe("n") { change in
+            heard.withLock { $0.append((change.origin, pthread_self())) }
+        }
+        defer { observation.cancel() }
+        let rereadStarted = DispatchSemaphore(value: 0)
+        // Once the new file is renamed into place and before the write installs it: a re-read
+        // of the domain (as the watcher would make on the rename's event) starts on another
+        // thread and is given time to finish. It must find the write's own file and leave it
+        // to the write, not publish its key as another process's change.
+        Interleaving.run({
+            Thread.detachNewThread {
+                rereadStarted.signal()
+                store.appDomain.refresher.refreshFromDisk()
+            }
+            rereadStarted.wait()
+            Thread.sleep(forTimeInterval: 0.2)
+        }, once: .beforeInstallingWrite, at: fixture.userFile("com.example.test"))
+        let caller = pthread_self()
+        try store.modify(forKey: "n") { value in value = .integer(5) }
+        let changes = heard.withLock { $0 }
+        #expect(changes.count == 1, "\(changes.map(\.origin))")
+        #expect(changes.first?.origin == .thisProcess)
+        #expect(changes.first.map { pthread_equal($0.thread, caller) != 0 } == true, "delivered on another thread")
+        #expect(store.integer(forKey: "n") == 5)
+    }
+
+    @Test("a read made by a handler on the watcher thread runs no other handler inside it")
+    func handlerReadRunsNoHandler() async throws {
+        let fixture = try StoreFixture()
+        try fixture.usePrivateRuntimeDirectory()
+        let first = try fixture.store("com.example.first")
+        let second = try fixture.store("com.example.second")
+        second.set(0, forKey: "m")
+        try second.flush()
+        let insideFirst = Atomic(false)
+        let nested = Atomic(0)
+        let secondHeard = Atomic(0)
+        let secondObservation = second.observe("m") { _ in
+            if insideFirst.load(ordering: .relaxed) { nested.add(1, ordering: .relaxed) }
+            secondHeard.add(1, ordering: .relaxed)
+        }
+        defer { secondObservation.cancel() }
+        let readValue = Atomic(-1)
+        let environment = fixture.processEnvironment
+        let firstObservation = first.observe("k") { _ in
+            insideFirst.store(true, ordering: .relaxed)
+            defer { insideFirst.store(false, ordering: .relaxed) }
+            // Another process commits the second domain now, so this read finds its counter
+            // raised and re-reads the file, before the watcher has heard of it.
+            let worker = Process()
+            worker.executableURL = URL(fileURLWithPath: workerPath)
+            worker.arguments = ["increment", "com.example.second", "m", "1"]
+            worker.environment = environment
+            try? worker.run()
+            worker.waitUntilExit()
+            readValue.store(second.integer(forKey: "m"), ordering: .relaxed)
+        }
+        defer { firstObservation.cancel() }
+        let worker = Process()
+        worker.executableURL = URL(fileURLWithPath: workerPath)
+        worker.arguments = ["increment", "com.example.first", "k", "1"]
+        worker.environment = fixture.processEnvironment
+        try worker.run()
+        worker.waitUntilExit()
+        #expect(await eventually { secondHeard.load(ordering: .relaxed) >= 1 })
+        #expect(readValue.load(ordering: .relaxed) == 1, "the handler's read was not fresh")
+        #expect(nested.load(ordering: .relaxed) == 0, "a handler ran inside another handler's read")
+    }
 }

@@ -36,8 +36,9 @@ package struct LockRank: Sendable, Hashable, Comparable, CustomStringConvertible
     /// (held across the cross-process `flock`, the merge and the write's I/O).
     package static let domainFile = LockRank(10, "domain file")
     /// `PersistentDomain`'s view lock: one thread at a time reads the file into this process's
-    /// view and installs it (the watcher, a read catching up, a write after its rename). Never
-    /// held while waiting for another process: a read may wait for it.
+    /// view and installs it (the watcher, a read catching up, a write from just before its
+    /// rename to its install). Never held while waiting for another process's lock (at most a
+    /// few clock ticks for a file another program is rewriting in place): a read may wait for it.
     package static let domainView = LockRank(15, "domain view")
     /// `PersistentDomain`'s state: the file's values as last read or written, this process's
     /// pending changes and the stores subscribed to it. Held while a change is applied to

@@ -76,6 +76,28 @@ package final class ThreadLock<Value> {
         return try body(&value.pointee)
     }
 
+    /// Takes the lock for a critical section that begins in one call and ends in another: a
+    /// write holds its domain's view lock from just before its rename until it has installed
+    /// what it wrote. Pair it with ``unlock()`` on the same thread; the value is not reached
+    /// this way. Checked against the order like ``withLock(_:)``.
+    package func lock() {
+        #if DEBUG
+        HeldLocks.willAcquire(rank)
+        #endif
+        SystemCalls.lockMutex(mutex)
+        #if DEBUG
+        HeldLocks.didAcquire(rank)
+        #endif
+    }
+
+    /// Releases a lock taken with ``lock()``.
+    package func unlock() {
+        #if DEBUG
+        HeldLocks.didRelease(rank)
+        #endif
+        SystemCalls.unlockMutex(mutex)
+    }
+
     /// Runs `body` as ``withLock(_:)`` does if the lock is free, and returns nil at once,
     /// without running it, if another thread holds the lock.
     @inlinable

@@ -50,7 +50,7 @@ final class ChangeDelivery: Sendable {
 
     /// Queues a batch; true if nobody is handing batches out now, so the caller must, once it
     /// holds no lock, call ``drainOwn(_:handToWatcher:)`` (for a change this process made) or
-    /// ``handToWatcher(_:)`` (for one found in a file).
+    /// ``needsWatcher()`` (for one found in a file).
     ///
     /// Call it in the critical section that published the commit, so queue order is commit
     /// order.
@@ -80,9 +80,15 @@ final class ChangeDelivery: Sendable {
 
     /// Asks the watcher thread to hand the queue out, unless a thread already is or it has
     /// been asked: true if the caller must now hand the work over (with no lock held).
+    ///
+    /// Not while the next batch is this process's own: its committer was told to hand it out
+    /// (``enqueue(_:)`` returned true) and is about to, on its own thread; it stops at the
+    /// first batch from another process and asks the watcher then.
     func needsWatcher() -> Bool {
         state.withLock { state in
-            guard !state.isDelivering, !state.isHandedToWatcher, state.head < state.queue.count else { return false }
+            guard !state.isDelivering, !state.isHandedToWatcher, state.head < state.queue.count,
+                state.queue[state.head].origin != .thisProcess
+            else { return false }
             state.isHandedToWatcher = true
             return true
         }

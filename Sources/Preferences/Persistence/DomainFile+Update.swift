@@ -62,10 +62,13 @@ extension DomainFile {
     /// `origin` is recorded with the new file (the managed layer's writer says where its values
     /// came from; other writes have none).
     ///
-    /// `whileLocked` runs last, once the file is written (or found unchanged), still under the
-    /// lock: no other writer can have committed a newer version while it runs, so a caller
-    /// that installs what it wrote there never installs it over a newer one. It gets what is
-    /// on disk, whether the file was replaced and whether `body` started from `known`.
+    /// `beforeCommit` runs just before the file is renamed into place or removed (not when
+    /// nothing changed), so a caller can take a lock that keeps its own readers from seeing
+    /// the new file before `whileLocked` has run. `whileLocked` runs last, once the file is
+    /// written (or found unchanged), still under the lock: no other writer can have committed
+    /// a newer version while it runs, so a caller that installs what it wrote there never
+    /// installs it over a newer one. It gets what is on disk, whether the file was replaced
+    /// and whether `body` started from `known`.
     func merge<Result>(
         policy: FilePolicy,
         recovering fallback: [String: PropertyListValue],
@@ -73,6 +76,7 @@ extension DomainFile {
         lockDeadline: ContinuousClock.Instant?,
         origin: CommitOrigin? = nil,
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> (result: Result, changed: Bool?),
+        beforeCommit: () -> Void = {},
         whileLocked: (_ contents: DomainContents?, _ changedDirectory: Bool, _ startedFromKnown: Bool) -> Void = { _, _, _ in }
     ) throws(PreferencesError) -> (
         result: Result, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool, historyProblem: PreferencesError?
@@ -81,7 +85,8 @@ extension DomainFile {
         let lock = try DomainFileLock(path: lockPath, policy: policy, deadline: lockDeadline)
         // The lock must be held until every step below is done, whichever way this returns.
         defer { withExtendedLifetime(lock) {} }
-        let outcome = try mergeWhileLocked(policy: policy, recovering: fallback, known: known, origin: origin, body)
+        let outcome = try mergeWhileLocked(
+            policy: policy, recovering: fallback, known: known, origin: origin, body, beforeCommit: beforeCommit)
         whileLocked(outcome.contents, outcome.changedDirectory, outcome.startedFromKnown)
         return outcome
     }
@@ -93,7 +98,8 @@ extension DomainFile {
         recovering fallback: [String: PropertyListValue],
         known: DomainContents?,
         origin: CommitOrigin?,
-        _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> (result: Result, changed: Bool?)
+        _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> (result: Result, changed: Bool?),
+        beforeCommit: () -> Void
     ) throws(PreferencesError) -> (
         result: Result, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool, historyProblem: PreferencesError?
     ) {
@@ -137,6 +143,7 @@ extension DomainFile {
         if values.isEmpty {
             do {
                 commit.keep()
+                beforeCommit()
                 try remove(keepingCorruptFileAside: isCorrupt)
             } catch {
                 commit.abandon()
@@ -150,7 +157,10 @@ extension DomainFile {
             identity = try replace(
                 with: bytes, keepingCorruptFileAside: isCorrupt, mode: policy.fileMode, origin: origin,
                 sequence: commit.sequence, recycling: commit.recycle(as:),
-                beforeRename: commit.keep)
+                beforeRename: {
+                    commit.keep()
+                    beforeCommit()
+                })
         } catch {
             commit.abandon()
             throw error

@@ -109,9 +109,10 @@ struct DomainRefresher {
         var stores: PendingDeliveries
 
         /// Logs the failure or the recovery and has the changes delivered on the watcher
-        /// thread. A read that found them (`logsHere` false) runs no handler and no logging
-        /// back end: the watcher logs too. Opening a domain and `synchronize()` log on the
-        /// calling thread, which asked for the file.
+        /// thread, as jobs of their own. A read that found them (`logsHere` false) runs no
+        /// handler and no logging back end, even on the watcher thread (a handler's read).
+        /// Opening a domain and `synchronize()` log on the calling thread, which asked for
+        /// the file.
         func finish(domain: PersistentDomain, logsHere: Bool = false) {
             if failure != nil || recovery != nil {
                 let logger = domain.logger
@@ -119,7 +120,7 @@ struct DomainRefresher {
                     if let failure { PreferencesLogger.report(failure, event: .unreadable, to: logger) }
                     if let recovery { PreferencesLogger.report(recovery, to: logger) }
                 }
-                if logsHere || DirectoryWatcher.shared.isOnWatcherThread { report() } else { DirectoryWatcher.shared.perform(report) }
+                if logsHere { report() } else { DirectoryWatcher.shared.perform(report) }
             }
             stores.deliverFoundChanges()
         }

@@ -74,6 +74,10 @@ struct DomainWriter {
             var base: [String: PropertyListValue] = [:]
             var bodyThrew = false
             var published = Published()
+            // Taken just before the rename (or removal) and released once the install is done:
+            // this process's watcher, or a read catching up, would otherwise read the new file
+            // first and publish this write's own keys as another process's.
+            var holdsView = false
             let outcome: (result: Void, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool, historyProblem: PreferencesError?)
             do throws(PreferencesError) {
                 outcome = try file.merge(
@@ -98,12 +102,32 @@ struct DomainWriter {
                     }
                     // A modify's body may have changed anything: then compare.
                     return ((), hasBody ? nil : changed)
+                } beforeCommit: {
+                    domain.view.lock()
+                    holdsView = true
                 } whileLocked: { contents, changedDirectory, startedFromKnown in
-                    published = install(
-                        contents, changedDirectory: changedDirectory, startedFromKnown: startedFromKnown,
-                        base: base, batch: batch, replacement: replacement, knownAtStart: known, hasBody: hasBody)
+                    #if DEBUG
+                    if changedDirectory { Interleaving.reached(.beforeInstallingWrite, at: file.path) }
+                    #endif
+                    let install = {
+                        published = self.install(
+                            contents, changedDirectory: changedDirectory, startedFromKnown: startedFromKnown,
+                            base: base, batch: batch, replacement: replacement, knownAtStart: known, hasBody: hasBody)
+                    }
+                    if holdsView {
+                        install()
+                        holdsView = false
+                        domain.view.unlock()
+                    } else {
+                        domain.view.withLock { _ in install() }
+                    }
                 }
             } catch {
+                // A rename or removal that failed after the view lock was taken.
+                if holdsView {
+                    holdsView = false
+                    domain.view.unlock()
+                }
                 // Only what is wrong with the file makes it a problem (what a store reports as its file problems):
                 // a body that threw (a cancelled transaction, a refused `trySet`) or new values
                 // too large to write leave the file as good as it was. Nor is a body's own error
@@ -150,13 +174,14 @@ struct DomainWriter {
 
     /// Installs what the write left on disk as the domain's view, publishes what the stores
     /// did not know, and raises the commit counter: under the `flock` (so no newer version
-    /// exists yet) and the view lock (so no re-read installs an older one over it).
+    /// exists yet) and the view lock, which the caller holds (so no re-read installs an older
+    /// one over it, or reads this one first).
     private func install(
         _ contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool,
         base: [String: PropertyListValue], batch: [String: PropertyListValue?],
         replacement: [String: PropertyListValue]?, knownAtStart: DomainContents?, hasBody: Bool
     ) -> Published {
-        domain.view.withLock { _ -> Published in
+        do {
             let newDisk = contents?.values ?? [:]
             // A re-read may have installed a newer view since the write began (a read that
             // caught up, the watcher): what the stores hold now is the reference.

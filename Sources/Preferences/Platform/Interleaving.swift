@@ -12,6 +12,10 @@ enum Interleaving {
         /// A file has been opened and checked, and its bytes are not read yet: a commit put
         /// here writes over a generation while it is read.
         case afterOpening
+        /// A write has renamed its file and not yet installed it in this process's view: a
+        /// re-read started here (the watcher, a read catching up) must not publish the write's
+        /// own keys as another process's.
+        case beforeInstallingWrite
         /// A write has renamed its file and told this process's stores, and has not yet
         /// raised the commit counter: a flush put here must not return before the raise.
         case beforeRaisingCounter

@@ -7,9 +7,10 @@ extension PreferenceStore {
     /// which keys changed. ``Configuration/postsDidChangeNotification`` turns it off.
     ///
     /// Posted synchronously (observers added with `queue: nil` run at once) on the same
-    /// thread as ``observe(_:options:handler:)``'s handlers: for a change this process made,
-    /// the thread that made it; for a change from another process or a hand edit, the
-    /// process's watcher thread, never a thread that only read.
+    /// thread as ``observe(_:options:handler:)``'s handlers, by the same rule: for a change this
+    /// process made, the thread that made it (with the exceptions listed there); for a change
+    /// from another process or a hand edit, the process's watcher thread, never a thread that
+    /// only read.
     public static let didChangeNotification = Notification.Name("PreferenceStoreDidChangeNotification")
     /// Posted when a set takes the domain over its soft size limit, or is refused at its hard
     /// limit, with the store as object and `userInfo` `key` (String), `size` and `limit`
@@ -28,9 +29,11 @@ extension PreferenceStore {
     ///     change batch at a time and in commit order. Where it runs:
     ///     - a change this process made (a setter, `modify`, a transaction, a
     ///       ``PreferenceFiles`` write): on the thread that made it, before that call returns;
-    ///       if another thread is delivering this store's changes at that moment, or a change
-    ///       from another process is queued ahead of it, that thread (or the watcher thread)
-    ///       delivers it right after, so callbacks never overlap or go out of order;
+    ///       if another thread is delivering this store's changes at that moment (a set made
+    ///       inside a handler included: it is delivered once that handler returns), or a
+    ///       change from another process is queued ahead of it, that thread (or the watcher
+    ///       thread) delivers it right after, so callbacks never overlap or go out of order;
+    ///       `.prior` calls are made by the setting thread itself, before the change;
     ///     - a change from another process or a hand edit: on the process's watcher thread
     ///       (`prefs-watcher`), and only there, whichever thread noticed it first. A getter
     ///       never calls a handler, so a read made under a lock that a handler also takes
@@ -138,15 +141,12 @@ extension PreferenceStore {
         delivery.drainOwn({ batch in deliver(batch) }, handToWatcher: { handToWatcher() })
     }
 
-    /// Delivers changes found in a file (another process's commit, a hand edit): on the
-    /// watcher thread, now if this is that thread, else by handing the work to it. A read or
-    /// a write that found the changes never runs a handler. Called with no lock held.
+    /// Has changes found in a file (another process's commit, a hand edit) delivered on the
+    /// watcher thread, as a job of its own, even when this is the watcher thread: a read made
+    /// by a handler there must not run other handlers inside it. A read or a write that found
+    /// the changes never runs a handler. Called with no lock held.
     func deliverFoundChanges() {
-        if DirectoryWatcher.shared.isOnWatcherThread {
-            deliverOnWatcher()
-        } else if delivery.needsWatcher() {
-            handToWatcher()
-        }
+        if delivery.needsWatcher() { handToWatcher() }
     }
 
     /// Asks the watcher thread to hand this store's queue out.

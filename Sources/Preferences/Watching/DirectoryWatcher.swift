@@ -89,9 +89,6 @@ final class DirectoryWatcher: Sendable {
         loop.perform(job)
     }
 
-    /// Whether the caller runs on this watcher's thread.
-    var isOnWatcherThread: Bool { loop.isCurrentThread }
-
     /// Makes the watcher behave exactly as if the kernel had reported an event queue overflow:
     /// every watch is checked and every handler is called once.
     ///

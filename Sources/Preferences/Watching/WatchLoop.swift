@@ -139,12 +139,6 @@ final class WatchLoop: Sendable {
         if let warning { DirectoryWatcher.warnPollingFallback(because: warning) }
     }
 
-    /// Whether the caller runs on this loop's thread.
-    var isCurrentThread: Bool {
-        let thread = SystemCalls.currentThread()
-        return state.withLock { $0.threadID == thread }
-    }
-
     /// Makes the thread handle a queue overflow, exactly as if the kernel had reported one.
     func simulateOverflow() {
         state.withLock { state in
