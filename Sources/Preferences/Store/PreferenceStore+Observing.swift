@@ -6,11 +6,11 @@ extension PreferenceStore {
     /// systems it carries no `userInfo`; use ``observeAllKeys(options:handler:)`` to learn
     /// which keys changed. ``Configuration/postsDidChangeNotification`` turns it off.
     ///
-    /// Posted synchronously (observers added with `queue: nil` run at once) on the same
-    /// thread as ``observe(_:options:handler:)``'s handlers, by the same rule: for a change this
-    /// process made, the thread that made it (with the exceptions listed there); for a change
-    /// from another process or a hand edit, the process's watcher thread, never a thread that
-    /// only read.
+    /// Posted synchronously (observers added with `queue: nil` run at once) on the thread
+    /// that runs ``observe(_:options:handler:)-(String,_,_)``'s handlers, by the same rule:
+    /// for a change this process made, the thread that made it (with the exceptions listed
+    /// there); for a change from another process or a hand edit, the process's watcher
+    /// thread, never a thread that only read.
     public static let didChangeNotification = Notification.Name("PreferenceStoreDidChangeNotification")
     /// Posted when a set takes the domain over its soft size limit, or is refused at its hard
     /// limit, with the store as object and `userInfo` `key` (String), `size` and `limit`
@@ -75,8 +75,8 @@ extension PreferenceStore {
     /// The values of a typed key as an asynchronous sequence: with `initial`, the current
     /// value first; then each new value, in commit order.
     ///
-    /// It is fed by an ``observe(_:options:handler:)`` handler (so from the threads that
-    /// handler runs on) and consumed on the iterating task's executor.
+    /// It is fed by an ``observe(_:options:handler:)-(PreferenceKey<Value>,_,_)`` handler (so
+    /// from the threads that handler runs on) and consumed on the iterating task's executor.
     ///
     /// Like every sequence the store makes, it buffers without limit (`.unbounded`): no
     /// change is dropped, however slowly it is consumed. It ends when the task iterating it is

@@ -182,7 +182,8 @@ extension PreferenceStore {
     /// `body` runs while the domain's lock is held, in this process and across processes:
     /// it must be quick and must not use preferences itself (a flush from inside it would
     /// wait for its own lock). Observers hear of the result after the write, as this
-    /// process's change, on the calling thread (see ``observe(_:options:handler:)``).
+    /// process's change, on the calling thread
+    /// (see ``observe(_:options:handler:)-(String,_,_)``).
     ///
     /// - Throws: ``PreferencesError``: `schemaViolation` if `body` leaves a value that breaks
     ///   the key's declaration (nothing is written), or why the write failed.
