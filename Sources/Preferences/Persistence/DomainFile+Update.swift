@@ -85,14 +85,18 @@ extension DomainFile {
         let lock = try DomainFileLock(path: lockPath, policy: policy, deadline: lockDeadline)
         // The lock must be held until every step below is done, whichever way this returns.
         defer { withExtendedLifetime(lock) {} }
-        let outcome = try mergeWhileLocked(
+        let (outcome, commit) = try mergeWhileLocked(
             policy: policy, recovering: fallback, known: known, origin: origin, body, beforeCommit: beforeCommit)
         whileLocked(outcome.contents, outcome.changedDirectory, outcome.startedFromKnown)
+        // Pruning old generations comes last, after `whileLocked`: a caller holding a lock
+        // from `beforeCommit` until then (readers waiting on it) does not wait for the unlinks.
+        commit?.finish(policy: policy)
         return outcome
     }
 
-    /// The steps of ``merge(policy:recovering:known:lockDeadline:origin:_:whileLocked:)``
-    /// once the lock is held.
+    /// The steps of ``merge(policy:recovering:known:lockDeadline:origin:_:beforeCommit:whileLocked:)``
+    /// once the lock is held, up to the commit's pruning of old generations, which is left to
+    /// the caller (the returned commit's `finish`).
     private func mergeWhileLocked<Result>(
         policy: FilePolicy,
         recovering fallback: [String: PropertyListValue],
@@ -101,7 +105,8 @@ extension DomainFile {
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> (result: Result, changed: Bool?),
         beforeCommit: () -> Void
     ) throws(PreferencesError) -> (
-        result: Result, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool, historyProblem: PreferencesError?
+        (result: Result, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool, historyProblem: PreferencesError?),
+        DomainHistory.Commit?
     ) {
         // Writers only create temporary files while holding the lock, so any found now
         // belongs to a writer that died before it could remove its own.
@@ -133,7 +138,7 @@ extension DomainFile {
 
         // A corrupt file is never "unchanged": its replacement (or removal) is due.
         if !isCorrupt && !(changed ?? (values != (current?.values ?? [:]))) {
-            return (result, current, false, startedFromKnown, nil)
+            return ((result, current, false, startedFromKnown, nil), nil)
         }
         // Refused before the history is touched: a too-large write keeps no generation.
         let bytes: [UInt8] = try values.isEmpty ? [] : encode(values, limit: policy.sizeLimit)
@@ -149,8 +154,7 @@ extension DomainFile {
                 commit.abandon()
                 throw error
             }
-            commit.finish(policy: policy)
-            return (result, nil, true, startedFromKnown, commit.problem)
+            return ((result, nil, true, startedFromKnown, commit.problem), commit)
         }
         let identity: FileIdentity
         do {
@@ -165,10 +169,11 @@ extension DomainFile {
             commit.abandon()
             throw error
         }
-        commit.finish(policy: policy)
         return (
-            result, DomainContents(written: values, identity: identity, digest: ContentDigest(of: bytes)), true, startedFromKnown,
-            commit.problem
+            (
+                result, DomainContents(written: values, identity: identity, digest: ContentDigest(of: bytes)), true, startedFromKnown,
+                commit.problem
+            ), commit
         )
     }
 
