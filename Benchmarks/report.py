@@ -80,7 +80,7 @@ def samples(name):
         return [float(line) for line in handle if line.strip()]
 
 
-core = {"read": [], "two-threads": [], "set": [], "scale": [], "memory": [], "load": [], "schema": [], "commits": [], "history": []}
+core = {"read": [], "two-threads": [], "set": [], "scale": [], "memory": [], "load": [], "schema": [], "commits": [], "history": [], "catch-up": []}
 core_path = os.path.join(work, "core-latency.txt")
 if os.path.exists(core_path):
     with open(core_path, encoding="utf-8") as handle:
@@ -274,6 +274,27 @@ if core["schema"]:
         summary.append(f"declared read {read_ratio:.2f}× an undeclared one")
     if summary:
         tail_lines += ["At p50: " + "; ".join(summary) + ".", ""]
+if core["catch-up"]:
+    tail_lines += [
+        "## The catch-up read (Harness/CoreLatency `catch-up`)",
+        "",
+        "Process A sets a key and returns from a durable `flush()`; process B, with the domain open, times its",
+        "first `integer(forKey:)` after A's flush returned (the commit counter has moved, so B's copy must be",
+        "current before it answers: B's watcher, woken by inotify at A's rename, or the read itself re-reads the",
+        "file), then the next read. With one observer in B, the observer runs on B's watcher thread, never in",
+        "the read. Any read after the flush returned that gives an older value counts as stale.",
+        "",
+        "| operation | p50 | p99 | p99.9 | p99.99 |",
+        "|---|---|---|---|---|",
+    ]
+    counts = []
+    for name, *values in core["catch-up"]:
+        if len(values) >= 4:
+            tail_lines.append(f"| {name} | " + " | ".join(fmt(float(v)) for v in values[:4]) + " |")
+        else:
+            counts.append(f"{name}: {values[0]}")
+    tail_lines += ["", "Counts, per run in order: " + "; ".join(counts) + ".", ""]
+
 if core["commits"]:
     commit_rows = {name: [float(v) for v in values] for name, *values in core["commits"]}
     tail_lines += [
@@ -483,6 +504,17 @@ try:
 except ImportError:
     lines.append("(no plot: python3-matplotlib is not installed)")
 
+# Before/after comparisons are measured by hand (two builds, interleaved runs) and written
+# below this marker; a new report keeps them, so the figures an issue was closed with stay.
+marker = "<!-- Comparisons below this line are written by hand and kept by report.py. -->"
+kept = ""
+if os.path.exists(out_markdown):
+    with open(out_markdown, encoding="utf-8") as handle:
+        previous = handle.read()
+    if marker in previous:
+        kept = previous[previous.index(marker):]
 with open(out_markdown, "w", encoding="utf-8") as handle:
     handle.write("\n".join(lines) + "\n")
+    if kept:
+        handle.write("\n" + kept)
 print(f"wrote {out_markdown} and {out_png}")

@@ -64,9 +64,9 @@ done
 
 # Read and set tails under load, flush cost by domain size, memory per open domain
 # (Harness/CoreLatency).
-if [[ $mode == smoke ]]; then reads=20000 repeats=2 domains=3 commits=20 history=40; else reads=2000000 repeats=20 domains=50 commits=200 history=1000; fi
+if [[ $mode == smoke ]]; then reads=20000 repeats=2 domains=3 commits=20 history=40 catchups=50; else reads=2000000 repeats=20 domains=50 commits=200 history=1000 catchups=3000; fi
 echo "core latency (ours): $reads reads a row, flush scale $repeats repeats, memory over $domains domains"
-{ "$core" reads "$reads"; "$core" scale "$repeats"; "$core" memory "$domains"; "$core" schema "$reads"; "$core" commits "$commits"; "$core" history "$history"; } | tee "$work/core-latency.txt"
+{ "$core" reads "$reads"; "$core" scale "$repeats"; "$core" memory "$domains"; "$core" schema "$reads"; "$core" commits "$commits"; "$core" history "$history"; "$core" catch-up "$catchups" 0; "$core" catch-up "$catchups" 1; } | tee "$work/core-latency.txt"
 
 echo "dconf (peer): cached read, $changes changes to 1 watcher, $(((changes + 4) / 5)) to 16"
 bash "$here/Peers/dconf/run.sh" "$work" "$changes" "$rounds"

@@ -569,8 +569,16 @@ case "history":
         samples: arguments.count > 2 ? Int(arguments[2]) ?? 2_000 : 2_000, keys: arguments.count > 3 ? Int(arguments[3]) ?? 100 : 100,
         limit: arguments.count > 4 ? Int(arguments[4]) ?? 32 : 32)
 case "schema": schemaCosts(samples: arguments.count > 2 ? Int(arguments[2]) ?? 1_000_000 : 1_000_000)
+case "catch-up":
+    catchUpRead(
+        samples: arguments.count > 2 ? Int(arguments[2]) ?? 3_000 : 3_000, observers: arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0,
+        polling: arguments.count > 4 && arguments[4] == "polling")
+case "catch-up-writer":
+    guard arguments.count > 2 else { fail("catch-up-writer HOME") }
+    catchUpWriter(home: arguments[2])
 case "writer":
     guard arguments.count > 2 else { fail("writer HOME") }
     writer(home: arguments[2])
-default: fail("usage: core-latency reads SAMPLES | scale REPEATS | memory DOMAINS | schema SAMPLES | history SAMPLES [KEYS]")
+default:
+    fail("usage: core-latency reads SAMPLES | scale REPEATS | memory DOMAINS | schema SAMPLES | history SAMPLES [KEYS] | catch-up SAMPLES [OBSERVERS [polling]]")
 }
