@@ -8,6 +8,10 @@ import TestSupport
 /// Where callbacks run (ARCHITECTURE.md, "Where callbacks run"): another process's changes on
 /// the watcher thread only, in commit order, each commit once; never on a thread that only
 /// read, whoever found the change.
+///
+/// Shared state here is locked with the library's `ThreadLock` (a pthread mutex), not
+/// `Synchronization.Mutex`: these tests run under the thread sanitizer too, which sees no
+/// ordering through `Mutex`'s priority-inheritance futex.
 @Suite("Where callbacks run")
 struct CallbackThreadTests {
     /// The OS name of the calling thread, as the library sets it with `prctl`.
@@ -25,9 +29,9 @@ struct CallbackThreadTests {
         // The application's own lock, not recursive: an observer run inside a read made under
         // it would deadlock (NSLock) here, as it did when reads delivered what they found.
         let applicationLock = NSLock()
-        let heard = Mutex<[Int]>([])
-        let handlerThreads = Mutex<Set<String>>([])
-        let readingThread = Mutex<pthread_t?>(nil)
+        let heard = ThreadLock<[Int]>([], rank: .leaf)
+        let handlerThreads = ThreadLock<Set<String>>([], rank: .leaf)
+        let readingThread = ThreadLock<pthread_t?>(nil, rank: .leaf)
         let ranOnReadingThread = Atomic(0)
         @Sendable func noteThread() {
             if readingThread.withLock({ $0 }).map({ pthread_equal($0, pthread_self()) != 0 }) == true {
@@ -186,7 +190,7 @@ struct CallbackThreadTests {
         let store = try fixture.store()
         store.set(0, forKey: "n")
         try store.flush()
-        let heard = Mutex<[(origin: PreferenceChange.Origin, thread: pthread_t)]>([])
+        let heard = ThreadLock<[(origin: PreferenceChange.Origin, thread: pthread_t)]>([], rank: .leaf)
         let observation = store.observe("n") { change in
             heard.withLock { $0.append((change.origin, pthread_self())) }
         }

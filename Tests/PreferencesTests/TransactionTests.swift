@@ -169,16 +169,20 @@ struct TransactionTests {
     }
 }
 
+// The helpers below lock with the library's ThreadLock (a pthread mutex), not
+// Synchronization.Mutex: they run under the thread sanitizer (Tests/Scripts/tsan.sh), which
+// sees no ordering through Mutex's priority-inheritance futex and reports its users as races.
+
 /// Changes seen by an observer, from any thread.
 final class BatchRecorder: Sendable {
-    private let recorded = Mutex<[PreferenceChange]>([])
+    private let recorded = ThreadLock<[PreferenceChange]>([], rank: .leaf)
     func record(_ change: PreferenceChange) { recorded.withLock { $0.append(change) } }
     var changes: [PreferenceChange] { recorded.withLock { $0 } }
 }
 
 /// Counts reads of `width`, `height` and `area` that disagree.
 final class TornCounter: Sendable {
-    private let counts = Mutex((checks: 0, torn: 0))
+    private let counts = ThreadLock((checks: 0, torn: 0), rank: .leaf)
     func check(_ store: PreferenceStore) {
         let values = store.dictionaryRepresentation()
         let width = values["width"] as? Int, height = values["height"] as? Int, area = values["area"] as? Int
@@ -194,7 +198,7 @@ final class TornCounter: Sendable {
 
 /// A flag one thread raises and another polls.
 final class StopFlag: Sendable {
-    private let value = Mutex(false)
+    private let value = ThreadLock(false, rank: .leaf)
     func set() { value.withLock { $0 = true } }
     var isSet: Bool { value.withLock { $0 } }
 }
