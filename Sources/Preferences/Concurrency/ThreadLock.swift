@@ -64,15 +64,8 @@ package final class ThreadLock<Value> {
     package func withLock<Result, Failure: Error>(
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        #if DEBUG
-        HeldLocks.willAcquire(rank)
-        #endif
-        SystemCalls.lockMutex(mutex)
-        #if DEBUG
-        HeldLocks.didAcquire(rank)
-        defer { HeldLocks.didRelease(rank) }
-        #endif
-        defer { SystemCalls.unlockMutex(mutex) }
+        lock()
+        defer { unlock() }
         return try body(&value.pointee)
     }
 
@@ -80,6 +73,7 @@ package final class ThreadLock<Value> {
     /// write holds its domain's view lock from just before its rename until it has installed
     /// what it wrote. Pair it with ``unlock()`` on the same thread; the value is not reached
     /// this way. Checked against the order like ``withLock(_:)``.
+    @inlinable
     package func lock() {
         #if DEBUG
         HeldLocks.willAcquire(rank)
@@ -91,6 +85,7 @@ package final class ThreadLock<Value> {
     }
 
     /// Releases a lock taken with ``lock()``.
+    @inlinable
     package func unlock() {
         #if DEBUG
         HeldLocks.didRelease(rank)
