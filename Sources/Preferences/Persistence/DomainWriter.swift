@@ -190,11 +190,6 @@ struct DomainWriter {
             // What the stores do not know yet, compared here, outside the state lock (only
             // holders of the view lock change `disk`):
             let changed: [String]
-            // A modify's own keys: what its body (and the pending changes it wrote) changed
-            // in the file it read. They are this process's changes, delivered by the thread
-            // that made them; the rest of what the stores did not know came from another
-            // process. A key both changed is this process's: its value is the one written.
-            let ownKeys = hasBody ? Set(DomainState.changedKeys(from: base, to: newDisk)) : []
             if hasBody {
                 // A modify: `body` may have changed any key, pending ones too (a transaction
                 // may remove a key this process set but had not written): compare with what
@@ -211,6 +206,12 @@ struct DomainWriter {
                 // the keys this write set (the stores hold those already).
                 changed = DomainState.changedKeys(from: disk, to: base).filter { batch[$0] == nil }
             }
+            // A modify's own keys, among those: what its body (and the pending changes it
+            // wrote) changed in the file it read. They are this process's changes, delivered by
+            // the thread that made them; the rest came from another process. A key both changed
+            // is this process's: its value is the one written. Checked per changed key, not by
+            // comparing the whole domain a second time.
+            let ownKeys = hasBody ? Set(changed.filter { base[$0] != newDisk[$0] }) : []
             let published = domain.state.withLock { state -> Published in
                 state.isLoaded = true
                 state.problem = nil
