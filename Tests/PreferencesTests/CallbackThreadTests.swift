@@ -57,16 +57,8 @@ struct CallbackThreadTests {
         }
         defer { NotificationCenter.default.removeObserver(token) }
 
-        let worker = Process()
-        worker.executableURL = URL(fileURLWithPath: workerPath)
-        worker.arguments = ["write-on-request", "com.example.test", "n"]
-        worker.environment = fixture.processEnvironment
-        let input = Pipe(), output = Pipe()
-        worker.standardInput = input
-        worker.standardOutput = output
-        try worker.run()
-        let lines = CollectedLines(output.fileHandleForReading)
-        #expect(await eventually { lines.texts.contains("ready") })
+        let worker = try PipedWorker(["write-on-request", "com.example.test", "n"], environment: fixture.processEnvironment)
+        #expect(await eventually { worker.lines.texts.contains("ready") })
         #expect(await eventually { heard.withLock { $0.last } == 0 || store.integer(forKey: "n") == 0 })
 
         let stop = Atomic(false)
@@ -86,7 +78,7 @@ struct CallbackThreadTests {
         }.start()
         #expect(await eventually { reads.load(ordering: .relaxed) > 0 })
         for value in 1...1_000 {
-            try input.fileHandleForWriting.write(contentsOf: Data("\(value)\n".utf8))
+            try worker.send("\(value)")
             // Each commit is heard before the next is made, so none is folded into another.
             let arrived = await eventually { heard.withLock { $0.last } == value }
             #expect(arrived, "commit \(value) was not heard: the reading thread may be stuck")
@@ -94,8 +86,7 @@ struct CallbackThreadTests {
         }
         stop.store(true, ordering: .relaxed)
         #expect(readsDone.wait(timeout: .now() + 30) == .success, "the reading thread never finished")
-        try input.fileHandleForWriting.close()
-        worker.waitUntilExit()
+        _ = try worker.finish()
         observation.cancel()
 
         let values = heard.withLock { $0 }.drop { $0 == 0 }
@@ -105,7 +96,7 @@ struct CallbackThreadTests {
         #expect(notifications.load(ordering: .relaxed) >= 1_000)
         // The reads did find commits before the watcher did: the path this test is about.
         #expect(FreshnessChecks.rereadsByReads > readerRereadsBefore, "no read ever caught up first")
-        #expect(worker.terminationStatus == 0)
+        #expect(worker.process.terminationStatus == 0)
     }
 
     /// 10,000 commits by this process, heard by a worker that reads in a loop meanwhile.
@@ -114,26 +105,18 @@ struct CallbackThreadTests {
         let store = try fixture.store()
         store.set(0, forKey: "n")
         try store.flush()
-        let worker = Process()
-        let observe = [workerPath, "observe-order", "com.example.test", "n", "2"]
+        let observe = ["observe-order", "com.example.test", "n", "2"]
+        let worker: PipedWorker
         if withoutInotify {
             let strace = try #require(installedProgram("strace"), "strace is not installed: run Tests/Scripts/install-dependencies.sh")
-            worker.executableURL = URL(fileURLWithPath: strace)
             // Every inotify_init1 fails as it does past fs.inotify.max_user_instances.
-            worker.arguments = [
-                "-f", "--seccomp-bpf", "-o", "/dev/null", "-e", "trace=inotify_init1", "-e", "inject=inotify_init1:error=EMFILE",
-            ] + observe
+            worker = try PipedWorker(
+                ["-f", "--seccomp-bpf", "-o", "/dev/null", "-e", "trace=inotify_init1", "-e", "inject=inotify_init1:error=EMFILE", workerPath]
+                    + observe, executable: strace, environment: fixture.processEnvironment)
         } else {
-            worker.executableURL = URL(fileURLWithPath: observe[0])
-            worker.arguments = Array(observe.dropFirst())
+            worker = try PipedWorker(observe, environment: fixture.processEnvironment)
         }
-        worker.environment = fixture.processEnvironment
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        worker.standardInput = input
-        worker.standardOutput = output
-        worker.standardError = errors
-        try worker.run()
-        let lines = CollectedLines(output.fileHandleForReading)
+        let lines = worker.lines
         #expect(await eventually { lines.texts.contains("ready") })
         for value in 1...commits {
             store.set(value, forKey: "n")
@@ -141,10 +124,8 @@ struct CallbackThreadTests {
         }
         #expect(await eventually(within: .seconds(60)) { lines.texts.last?.hasPrefix("change ") == true && lines.texts.last?.split(separator: " ")[2] == "\(commits)" },
                 "\(lines.texts.suffix(3))")
-        try input.fileHandleForWriting.close()
-        let warnings = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        worker.waitUntilExit()
-        #expect(worker.terminationStatus == 0, "\(warnings)")
+        let warnings = try worker.finish()
+        #expect(worker.process.terminationStatus == 0, "\(warnings)")
         if withoutInotify { #expect(warnings.contains("inotify"), "the worker did not fall back: \(warnings)") }
 
         let changes = lines.texts.filter { $0.hasPrefix("change ") }.map { $0.split(separator: " ").map(String.init) }
@@ -240,21 +221,11 @@ struct CallbackThreadTests {
             defer { insideFirst.store(false, ordering: .relaxed) }
             // Another process commits the second domain now, so this read finds its counter
             // raised and re-reads the file, before the watcher has heard of it.
-            let worker = Process()
-            worker.executableURL = URL(fileURLWithPath: workerPath)
-            worker.arguments = ["increment", "com.example.second", "m", "1"]
-            worker.environment = environment
-            try? worker.run()
-            worker.waitUntilExit()
+            _ = try? run(workerPath, ["increment", "com.example.second", "m", "1"], environment: environment)
             readValue.store(second.integer(forKey: "m"), ordering: .relaxed)
         }
         defer { firstObservation.cancel() }
-        let worker = Process()
-        worker.executableURL = URL(fileURLWithPath: workerPath)
-        worker.arguments = ["increment", "com.example.first", "k", "1"]
-        worker.environment = fixture.processEnvironment
-        try worker.run()
-        worker.waitUntilExit()
+        #expect(try run(workerPath, ["increment", "com.example.first", "k", "1"], environment: fixture.processEnvironment).status == 0)
         #expect(await eventually { secondHeard.load(ordering: .relaxed) >= 1 })
         #expect(readValue.load(ordering: .relaxed) == 1, "the handler's read was not fresh")
         #expect(nested.load(ordering: .relaxed) == 0, "a handler ran inside another handler's read")

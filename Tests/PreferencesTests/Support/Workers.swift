@@ -18,3 +18,38 @@ func runWorkers(_ count: Int, fixture: StoreFixture, _ arguments: (Int) -> [Stri
         #expect(process.terminationStatus == 0, "worker \(process.arguments ?? []) failed")
     }
 }
+
+/// A program (by default the worker) started with pipes on its standard input, output and
+/// error, its output lines collected as they arrive (``CollectedLines``).
+struct PipedWorker {
+    let process = Process()
+    private let input = Pipe(), errors = Pipe()
+    /// The lines the program has written to standard output so far.
+    let lines: CollectedLines
+
+    init(_ arguments: [String], executable: String = workerPath, environment: [String: String]) throws {
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        lines = CollectedLines(output.fileHandleForReading)
+    }
+
+    /// Writes `line` and a newline to the program's standard input.
+    func send(_ line: String) throws {
+        try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+    }
+
+    /// Closes the program's standard input, waits for it to exit, and returns what it wrote
+    /// to standard error.
+    func finish() throws -> String {
+        try input.fileHandleForWriting.close()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text
+    }
+}
