@@ -61,13 +61,29 @@ let package = Package(
         // Schema files in a target -> typed PreferenceKey declarations (see the plugin's
         // documentation for which files are schemas).
         .plugin(name: "PreferenceKeys", capability: .buildTool(), dependencies: [.target(name: "preferences-keygen")]),
+        // The domain-file layer under the store: each domain's file, its lock, staging, history,
+        // commit counter, the directory watcher and directory sync. It publishes changes
+        // through `DomainSubscriber` and never names the store, so the compiler keeps the
+        // direction. Its four public types (the error, a generation, a recovery, a commit's
+        // origin) reach users through `Preferences`, which re-exports them.
         .target(
-            name: "Preferences",
+            name: "DomainStorage",
             dependencies: [
                 "PropertyList",
                 "DeclaredSettings",
                 "JournaldLogging",
                 "CLinux",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Preferences",
+            dependencies: [
+                "DomainStorage",
+                "PropertyList",
+                "DeclaredSettings",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -8,26 +8,75 @@
 #
 #   bash Tests/Scripts/docs.sh [--scratch-path PATH]      (default .build-docs)
 #
-# Preview one catalog in a browser:
-#   swift package --disable-sandbox preview-documentation --target Preferences
+# Preview one catalog in a browser (http://localhost:8080/documentation/preferences):
+#   bash Tests/Scripts/docs.sh --preview Preferences
+#
+# Preferences is built apart from the plugin. Four of its public types (`PreferencesError`,
+# `DomainGeneration`, `DomainRecovery`, `CommitOrigin`) are declared in the file layer's module,
+# DomainStorage, and re-exported; swift-docc-plugin extracts a module's symbols without those
+# of modules it re-exports (swiftlang/swift-docc-plugin#113), so its archive would lack them and
+# every link to them. The compiler's extractor takes them when told which re-exported module to
+# include (`-experimental-allowed-reexported-modules`); this script runs it and `docc` itself.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 scratch=.build-docs
-if [[ ${1:-} == --scratch-path ]]; then scratch=$2; fi
+preview=""
+case ${1:-} in
+    --scratch-path) scratch=$2 ;;
+    --preview) preview=$2 ;;
+esac
 output="$scratch/documentation"
 mkdir -p "$output"
 
 targets=(PropertyList DeclaredSettings Preferences)
 
+# Writes the symbol graphs of Preferences, with DomainStorage's public types as its own, to $1.
+extract_preferences_symbols() {
+    local graphs=$1
+    swift build --scratch-path "$scratch" --target Preferences >/dev/null
+    local bin
+    bin=$(swift build --scratch-path "$scratch" --show-bin-path)
+    rm -rf "$graphs" && mkdir -p "$graphs"
+    # The C modules Preferences' dependencies import: SwiftPM's map of CLinux, the system
+    # library CSystemd, swift-system's CSystem.
+    swift-symbolgraph-extract -module-name Preferences -target "$(uname -m)-unknown-linux-gnu" \
+        -I "$bin/Modules" \
+        -Xcc -fmodule-map-file="$bin/CLinux.build/module.modulemap" \
+        -Xcc -fmodule-map-file=Sources/CSystemd/module.modulemap \
+        -Xcc -fmodule-map-file="$scratch/checkouts/swift-system/Sources/CSystem/include/module.modulemap" \
+        -minimum-access-level public -skip-synthesized-members -emit-extension-block-symbols \
+        -experimental-allowed-reexported-modules=DomainStorage \
+        -output-dir "$graphs"
+}
+
+if [[ -n $preview ]]; then
+    if [[ $preview == Preferences ]]; then
+        extract_preferences_symbols "$scratch/symbol-graphs/Preferences"
+        exec docc preview Sources/Preferences/Preferences.docc \
+            --additional-symbol-graph-dir "$scratch/symbol-graphs/Preferences" \
+            --fallback-display-name Preferences --fallback-bundle-identifier Preferences
+    fi
+    exec swift package --scratch-path "$scratch" --disable-sandbox preview-documentation --target "$preview"
+fi
+
 for target in "${targets[@]}"; do
     echo "docs: building $target"
-    # Synthesized symbols (an Equatable's `!=`, a RawRepresentable's `hashValue`) are the
-    # standard library's, documented there; they are left out rather than curated here.
-    swift package --scratch-path "$scratch" --allow-writing-to-directory "$output" \
-        generate-documentation --target "$target" \
-        --warnings-as-errors --experimental-skip-synthesized-symbols \
-        --output-path "$output/$target.doccarchive"
+    if [[ $target == Preferences ]]; then
+        extract_preferences_symbols "$scratch/symbol-graphs/Preferences"
+        rm -rf "$output/$target.doccarchive"
+        docc convert Sources/Preferences/Preferences.docc \
+            --additional-symbol-graph-dir "$scratch/symbol-graphs/Preferences" \
+            --fallback-display-name Preferences --fallback-bundle-identifier Preferences \
+            --warnings-as-errors --output-path "$output/$target.doccarchive"
+    else
+        # Synthesized symbols (an Equatable's `!=`, a RawRepresentable's `hashValue`) are the
+        # standard library's, documented there; they are left out rather than curated here.
+        swift package --scratch-path "$scratch" --allow-writing-to-directory "$output" \
+            generate-documentation --target "$target" \
+            --warnings-as-errors --experimental-skip-synthesized-symbols \
+            --output-path "$output/$target.doccarchive"
+    fi
 
     echo "docs: checking that every public symbol of $target is curated"
     python3 - "$output/$target.doccarchive" "$target" <<'PY'

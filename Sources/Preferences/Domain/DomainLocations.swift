@@ -13,6 +13,10 @@ struct DomainLocations: Sendable, Hashable {
     /// The file name of the global domain in the user and system directories.
     static let globalFileStem = ".GlobalPreferences"
 
+    /// The name of the global domain (``PreferenceStore/globalDomain``), here so that the
+    /// domain layer names no store.
+    static let globalDomainName = "NSGlobalDomain"
+
     let userDirectory: String
     let systemDirectory: String
     /// `/etc/machine-id`'s contents, or nil when the machine has none (no by-host layers).

@@ -32,7 +32,7 @@ public struct PersistentDomainLocation: Sendable, Hashable, CustomStringConverti
     ///   - currentHost: the by-host file for this machine instead of the one for any host.
     /// - Throws: ``PreferencesError`` with code `invalidDomainName` for a bad name.
     public static func named(_ name: String, currentHost: Bool = false) throws(PreferencesError) -> PersistentDomainLocation {
-        if name == PreferenceStore.globalDomain { return PersistentDomainLocation(kind: .global, isCurrentHost: currentHost) }
+        if name == DomainLocations.globalDomainName { return PersistentDomainLocation(kind: .global, isCurrentHost: currentHost) }
         return PersistentDomainLocation(kind: .named(try DomainName(name).rawValue), isCurrentHost: currentHost)
     }
 
@@ -67,7 +67,7 @@ public struct PersistentDomainLocation: Sendable, Hashable, CustomStringConverti
     public var description: String {
         switch kind {
         case .named(let name): name
-        case .global: PreferenceStore.globalDomain
+        case .global: DomainLocations.globalDomainName
         case .file(let directory, let fileName): directory == "/" ? "/" + fileName : directory + "/" + fileName
         }
     }

@@ -137,7 +137,7 @@ extension PreferenceStore {
     /// thread, in commit order; the first batch from another process, and all after it, are
     /// left to the watcher thread (see ``ChangeDelivery``). For a thread that has just made a
     /// change; called with no lock held.
-    func deliverQueued() {
+    package func deliverQueued() {
         delivery.drainOwn({ batch in deliver(batch) }, handToWatcher: { handToWatcher() })
     }
 
@@ -145,7 +145,7 @@ extension PreferenceStore {
     /// watcher thread, as a job of its own, even when this is the watcher thread: a read made
     /// by a handler there must not run other handlers inside it. A read or a write that found
     /// the changes never runs a handler. Called with no lock held.
-    func deliverFoundChanges() {
+    package func deliverFoundChanges() {
         if delivery.needsWatcher() { handToWatcher() }
     }
 

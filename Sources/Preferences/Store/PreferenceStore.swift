@@ -25,7 +25,7 @@ import Logging
 /// A store is safe to use from any thread.
 public final class PreferenceStore: Sendable {
     /// The name of the global domain, whose values every domain sees.
-    public static let globalDomain = "NSGlobalDomain"
+    public static let globalDomain = DomainLocations.globalDomainName
     /// The name of the volatile domain made from `-Key value` launch arguments.
     public static let argumentDomain = "NSArgumentDomain"
     /// The name of the volatile domain that `register(defaults:)` fills.
@@ -178,41 +178,6 @@ public final class PreferenceStore: Sendable {
 
     // MARK: Commits
 
-    /// Applies a change of one file's values to this store's layers of that file and queues
-    /// what reads now see differently; called by ``PersistentDomain/publish(_:origin:postsNotification:by:in:)``
-    /// under the domain's state lock.
-    ///
-    /// - Returns: whether the caller must run ``deliverQueued()`` once it holds no lock.
-    func applyLayerChange(
-        from source: PersistentDomain, _ delta: [(key: String, value: PropertyListValue?)],
-        origin: PreferenceChange.Origin, postsNotification: Bool
-    ) -> Bool {
-        // The changes are listed only for someone to hear them: not on the replay, and not
-        // when nobody observes and nothing is posted.
-        let isHeard = isHeard(postsNotification: postsNotification)
-        return commit(origin: origin, postsNotification: postsNotification) { state, isReplay in
-            var changes: [ResolvedValues.Change] = []
-            state.apply(delta, toLayersOf: source, into: &changes, collecting: isHeard && !isReplay)
-            return changes
-        }
-    }
-
-    /// Replaces this store's layers of `source` with `values` (re-resolving only what
-    /// differs); called under the domain's state lock.
-    ///
-    /// - Returns: whether the caller must run ``deliverQueued()`` once it holds no lock.
-    func replaceLayerValues(
-        from source: PersistentDomain, with values: [String: PropertyListValue], origin: PreferenceChange.Origin
-    ) -> Bool {
-        commit(origin: origin, postsNotification: true) { state in
-            var changes: [ResolvedValues.Change] = []
-            for index in state.layers.indices where state.layers[index].source === source {
-                changes += state.replaceValues(values, inLayer: index)
-            }
-            return changes
-        }
-    }
-
     /// Runs `change` on the snapshot as one commit and queues its changes for delivery, in
     /// commit order. `change` runs twice (see ``LeftRight``), so it must be deterministic.
     ///
@@ -257,7 +222,7 @@ public final class PreferenceStore: Sendable {
 
     /// Whether a commit's changes reach anyone: an observer, a commit observer, or a posted
     /// `didChangeNotification`.
-    private func isHeard(postsNotification: Bool) -> Bool {
+    func isHeard(postsNotification: Bool) -> Bool {
         observers.wantsCommits || !observers.isEmpty || (postsNotification && configuration.postsDidChangeNotification)
     }
 

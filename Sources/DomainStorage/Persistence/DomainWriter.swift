@@ -1,0 +1,272 @@
+import Logging
+package import PropertyList
+
+/// Writes one domain's pending changes: takes the file's lock, re-reads it unless it is
+/// still the version this process knows, applies only this process's changes (so another
+/// process's keys are never lost or resurrected), writes atomically, and publishes to the
+/// stores only what the file held that they did not know.
+///
+/// A write that starts from the version this process last read or wrote hands nothing back:
+/// the stores already hold every value it wrote, each resolved once when it was set.
+package struct DomainWriter {
+    /// The domain whose file this writes.
+    package let domain: PersistentDomain
+
+    /// Writes this process's pending changes now.
+    ///
+    /// - Parameter durably: Return only once the rename (this one, or an earlier flush's
+    ///   with nothing left to write now) is synced to disk: a crash after the return
+    ///   loses nothing. A background flush passes false and lets ``DirectorySync`` finish.
+    package func flush(durably: Bool) throws(PreferencesError) {
+        guard domain.hasUnfinishedWrites else {
+            if durably { try DirectorySync.shared.waitForRequestedSyncs(of: domain.file.directory) }
+            return
+        }
+        _ = try write(onlyIfPending: true, durably: durably, hasBody: false) { (_: inout [String: PropertyListValue]) throws(PreferencesError) in }
+    }
+
+    /// Flushes, and runs `body` on the file's values under the same lock: the atomic
+    /// read-modify-write. `body` sees the file's current values with this process's
+    /// pending changes applied; what it changes reaches the stores after the write as this
+    /// process's change, in one batch delivered on the calling thread. Keys another process
+    /// had put in the file arrive as another process's, on the watcher thread.
+    ///
+    /// - Parameter changedKeys: The keys `body` changed, for the journal, asked once it has run.
+    package func modify<Result: Sendable>(
+        changing changedKeys: () -> [String] = { [] },
+        _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
+    ) throws(PreferencesError) -> Result {
+        // Never nil: the write is unconditional.
+        try write(changing: changedKeys, onlyIfPending: false, durably: true, hasBody: true, body)!
+    }
+
+    /// The locked read-modify-write behind ``flush(durably:)`` and ``modify(changing:_:)``.
+    ///
+    /// - Parameter hasBody: `body` may change values beyond the pending changes (a modify).
+    /// - Parameter onlyIfPending: Do nothing, and return nil, if no change is pending once
+    ///   the lock is held (another flush wrote them meanwhile). A flush with nothing to
+    ///   write must not touch the file, least of all replace one that reads as damaged,
+    ///   which may be another program's in-place rewrite caught halfway.
+    private func write<Result: Sendable>(
+        changing changedKeys: () -> [String] = { [] },
+        onlyIfPending: Bool,
+        durably: Bool,
+        hasBody: Bool,
+        _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
+    ) throws(PreferencesError) -> Result? {
+        let file = domain.file
+        guard domain.isWritable else {
+            throw PreferencesError(.readOnly, path: file.path, "this layer is read-only")
+        }
+        // The lock timeout counts from now, not from when another thread's flush (perhaps
+        // itself waiting out the timeout on a stopped holder) lets go of the file lock: a
+        // flush gives up after the configured bound, not twice it.
+        let lockDeadline = ContinuousClock.now.advanced(by: domain.policy.lockTimeout)
+        let written = try domain.fileAccess.withLock { _ throws(PreferencesError) -> (Result?, Published)? in
+            let (batch, replacement, disk, known) = domain.state.withLock { state in
+                state.writingThread = SystemCalls.currentThread()
+                return (state.pending, state.replacement, state.disk, state.problem == nil ? state.known : nil)
+            }
+            // Cleared on every path, after the counter is raised (see `hasUnfinishedWrites`).
+            defer { domain.state.withLock { $0.writingThread = nil } }
+            let hasChanges = !batch.isEmpty || replacement != nil
+            if onlyIfPending && !hasChanges { return nil }
+            var result: Result?
+            var base: [String: PropertyListValue] = [:]
+            var bodyThrew = false
+            var published = Published()
+            // Taken just before the rename (or removal) and released once the install is done:
+            // this process's watcher, or a read catching up, would otherwise read the new file
+            // first and publish this write's own keys as another process's.
+            var holdsView = false
+            let outcome: (result: Void, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool, historyProblem: PreferencesError?)
+            do throws(PreferencesError) {
+                outcome = try file.merge(
+                    policy: domain.policy, recovering: disk, known: known, lockDeadline: lockDeadline
+                ) { values throws(PreferencesError) -> (result: Void, changed: Bool?) in
+                    base = values
+                    // Whether the pending changes change anything, found while applying them.
+                    var changed = false
+                    if let replacement {
+                        changed = values != replacement
+                        values = replacement
+                    }
+                    for (key, value) in batch where values[key] != value {
+                        values[key] = value
+                        changed = true
+                    }
+                    do throws(PreferencesError) {
+                        result = try body(&values)
+                    } catch {
+                        bodyThrew = true
+                        throw error
+                    }
+                    // A modify's body may have changed anything: then compare.
+                    return ((), hasBody ? nil : changed)
+                } beforeCommit: {
+                    domain.view.lock()
+                    holdsView = true
+                } whileLocked: { contents, changedDirectory, startedFromKnown in
+                    #if DEBUG
+                    if changedDirectory { Interleaving.reached(.beforeInstallingWrite, at: file.path) }
+                    #endif
+                    let install = {
+                        published = self.install(
+                            contents, changedDirectory: changedDirectory, startedFromKnown: startedFromKnown,
+                            base: base, batch: batch, replacement: replacement, knownAtStart: known, hasBody: hasBody)
+                    }
+                    if holdsView {
+                        install()
+                        holdsView = false
+                        domain.view.unlock()
+                    } else {
+                        domain.view.withLock { _ in install() }
+                    }
+                }
+            } catch {
+                // A rename or removal that failed after the view lock was taken.
+                if holdsView {
+                    holdsView = false
+                    domain.view.unlock()
+                }
+                // Only what is wrong with the file makes it a problem (what a store reports as its file problems):
+                // a body that threw (a cancelled transaction, a refused `trySet`) or new values
+                // too large to write leave the file as good as it was. Nor is a body's own error
+                // a failed write to log: the caller has it, and the pending changes it held back
+                // are written by the next flush.
+                if !bodyThrew && error.code != .tooLarge { domain.state.withLock { $0.problem = error } }
+                if hasChanges && !bodyThrew { PreferencesLogger.report(error, event: .writeFailed, to: domain.logger) }
+                throw error
+            }
+            if outcome.changedDirectory { DirectorySync.shared.requestSync(of: file.directory, logger: domain.logger) }
+            if let problem = outcome.historyProblem { DomainHistory.warnOnce(problem, file: file, logger: domain.logger) }
+            if outcome.changedDirectory {
+                var keys = Set(batch.keys).union(replacement?.keys ?? [:].keys)
+                keys.formUnion(changedKeys())
+                logWrite(keys: keys.sorted(), bytes: outcome.contents?.byteCount ?? 0)
+            }
+            return (result, published)
+        }
+        // A first write may have created the directory: have it watched at once, so even
+        // its removal a moment later is seen. Also when this flush found nothing left to
+        // write: the flush that wrote it may not have got this far yet.
+        DirectoryWatcher.shared.directoryMayHaveAppeared(file.directory)
+        guard let (result, published) = written else {
+            if durably { try DirectorySync.shared.waitForRequestedSyncs(of: file.directory) }
+            return nil
+        }
+        // Outside the file lock: a store's observers may set or flush again. This process's
+        // own changes (a transaction's) here; keys another process had put in the file, on
+        // the watcher thread.
+        published.own.deliver()
+        published.found.deliverFoundChanges()
+        // Last, with no lock held: the next writer need not wait for this sync.
+        if durably { try DirectorySync.shared.waitForRequestedSyncs(of: file.directory) }
+        return result
+    }
+
+    /// The stores a write published to, by whose changes they got.
+    private struct Published {
+        /// Stores with this process's changes (a transaction's own keys) to deliver.
+        var own = PendingDeliveries()
+        /// Stores with changes found in the file (another process's keys) to deliver.
+        var found = PendingDeliveries()
+    }
+
+    /// Installs what the write left on disk as the domain's view, publishes what the stores
+    /// did not know, and raises the commit counter: under the `flock` (so no newer version
+    /// exists yet) and the view lock, which the caller holds (so no re-read installs an older
+    /// one over it, or reads this one first).
+    private func install(
+        _ contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool,
+        base: [String: PropertyListValue], batch: [String: PropertyListValue?],
+        replacement: [String: PropertyListValue]?, knownAtStart: DomainContents?, hasBody: Bool
+    ) -> Published {
+        do {
+            let newDisk = contents?.values ?? [:]
+            // A re-read may have installed a newer view since the write began (a read that
+            // caught up, the watcher): what the stores hold now is the reference.
+            let (disk, known) = domain.state.withLock { ($0.disk, $0.known) }
+            let isUnchangedSinceStart = known?.identity == knownAtStart?.identity
+            // What the stores do not know yet, compared here, outside the state lock (only
+            // holders of the view lock change `disk`):
+            let changed: [String]
+            if hasBody {
+                // A modify: `body` may have changed any key, pending ones too (a transaction
+                // may remove a key this process set but had not written): compare with what
+                // the stores hold, the file as known with the pending changes on top.
+                var held = replacement ?? disk
+                for (key, value) in batch { held[key] = value }
+                changed = DomainState.changedKeys(from: held, to: newDisk)
+            } else if replacement != nil || (startedFromKnown && isUnchangedSinceStart) {
+                // The file now holds exactly what the stores hold: the replacement or the
+                // version this process knew, with its own pending changes.
+                changed = []
+            } else {
+                // The file was read again: what another process put there meanwhile, except
+                // the keys this write set (the stores hold those already).
+                changed = DomainState.changedKeys(from: disk, to: base).filter { batch[$0] == nil }
+            }
+            // A modify's own keys, among those: what its body (and the pending changes it
+            // wrote) changed in the file it read. They are this process's changes, delivered by
+            // the thread that made them; the rest came from another process. A key both changed
+            // is this process's: its value is the one written. Checked per changed key, not by
+            // comparing the whole domain a second time.
+            let ownKeys = hasBody ? Set(changed.filter { base[$0] != newDisk[$0] }) : []
+            let published = domain.state.withLock { state -> Published in
+                state.isLoaded = true
+                state.problem = nil
+                state.disk = newDisk
+                state.known = contents
+                state.knownFailure = nil
+                // A recovered domain's corrupt file is now kept aside and replaced.
+                state.recovery = nil
+                if let written = replacement, state.replacement == written { state.replacement = nil }
+                // Drop only the changes that were written; a set made during the write
+                // changed the value and stays pending for the next flush.
+                for (key, value) in batch where state.pending[key] == value {
+                    state.pending[key] = nil
+                }
+                let visible = state.visibleChanges(of: changed, in: newDisk)
+                // This process's own keys (a transaction's) first, in a batch of their own,
+                // so the thread that made them delivers them even when keys another process
+                // put in the file go out too: the two sets of keys are disjoint.
+                var published = Published()
+                if !ownKeys.isEmpty {
+                    published.own = domain.publish(
+                        visible.filter { ownKeys.contains($0.key) }, origin: .thisProcess, postsNotification: true, in: &state)
+                }
+                published.found = domain.publish(
+                    visible.filter { !ownKeys.contains($0.key) }, origin: .anotherProcess, postsNotification: true, in: &state)
+                return published
+            }
+            if changedDirectory {
+                // After the rename and after every store here holds what the file now holds
+                // (so a reader that sees the raised value and skips catching up reads it all),
+                // and before flush() returns: a read anywhere that starts after the return
+                // finds the counter raised (see CommitCounter).
+                domain.openCommitCounterWhileLocked()
+                #if DEBUG
+                Interleaving.reached(.beforeRaisingCounter, at: domain.file.path)
+                #endif
+                domain.commitCounter?.raise()
+            }
+            return published
+        }
+    }
+
+    /// Logs one entry for a write: the domain, the keys this process changed, the size.
+    private func logWrite(keys: [String], bytes: Int) {
+        let file = domain.file
+        let name = file.fileName.hasSuffix(".plist") ? String(file.fileName.dropLast(6)) : file.fileName
+        domain.logger.info(
+            "wrote \(name): \(keys.count) key\(keys.count == 1 ? "" : "s") changed, \(bytes) bytes",
+            metadata: [
+                "MESSAGE_ID": .string(PreferencesLogEvent.wrote.messageID),
+                "PREFERENCES_DOMAIN": .string(name),
+                "PREFERENCES_KEYS": .array(keys.map { .string($0) }),
+                "PREFERENCES_BYTES": .string(String(bytes)),
+                "PREFERENCES_PATH": .string(file.path),
+            ])
+    }
+}
