@@ -10,10 +10,15 @@ let strictSettings: [SwiftSetting] = [
     .define("PREFERENCES_INTERNAL_CHECKS", .when(configuration: .debug)),
 ]
 
+// The library and its integrations. A program that depends on `Preferences` checks out
+// swift-system and swift-log and nothing else: the two integrations that need more are behind
+// traits that are off unless a consumer turns them on, and the tools and services built on
+// the library (`defaults`, `preferences-fleet` with its etcd client, the examples) are a
+// package of their own in `Tools/`, which depends on this one by path.
 let package = Package(
     name: "swift-preferences",
     // No `platforms:` entry: it can only name Apple systems, and this package builds on Linux
-    // alone (inotify, futexes, flock, libsystemd). It said macOS 15 before, which was not true.
+    // alone (inotify, futexes, flock, libsystemd).
     products: [
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Preferences", targets: ["Preferences"]),
@@ -21,26 +26,23 @@ let package = Package(
         .library(name: "JournaldLogging", targets: ["JournaldLogging"]),
         .library(name: "PreferencesService", targets: ["PreferencesService"]),
         .library(name: "PreferencesConfiguration", targets: ["PreferencesConfiguration"]),
-        .executable(name: "preferences-demo", targets: ["PreferencesDemo"]),
-        .executable(name: "preferences-greeter", targets: ["ExampleService"]),
-        .executable(name: "defaults", targets: ["DefaultsTool"]),
-        .executable(name: "preferences-config-example", targets: ["ConfigurationExample"]),
         .executable(name: "preferences-keygen", targets: ["preferences-keygen"]),
-        .executable(name: "preferences-fleet", targets: ["FleetService"]),
         .plugin(name: "PreferenceKeys", targets: ["PreferenceKeys"]),
+    ],
+    traits: [
+        .trait(
+            name: "Configuration",
+            description: "PreferencesConfiguration: a swift-configuration provider over a preferences domain (brings in swift-configuration)."),
+        .trait(
+            name: "ServiceLifecycle",
+            description: "PreferencesService's PreferencesFlushService, a swift-service-lifecycle service (brings in swift-service-lifecycle)."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Checked out only for a consumer that enables the trait that uses it.
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-        // The etcd client of preferences-fleet: etcd's v3 JSON gateway over HTTP/1.1 with TLS
-        // client certificates (see Sources/EtcdGateway).
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(name: "PropertyList", swiftSettings: strictSettings),
@@ -49,9 +51,8 @@ let package = Package(
         // It depends on DeclaredSettings (and its PropertyList) alone: the plugin's tool is built before the
         // target it runs for, and a small tool keeps that first build short.
         .target(name: "PreferenceKeyGeneration", dependencies: ["DeclaredSettings", "PropertyList"], swiftSettings: strictSettings),
-        // Named as its product, not PreferenceKeyGenerator: a plugin depending on an
-        // executable target whose product has another name fails to resolve
-        // ("no product named ..."; swiftlang/swift-package-manager#8831).
+        // Named as its product: a plugin depending on an executable target whose product has
+        // another name fails to resolve ("no product named ..."; swiftlang/swift-package-manager#8831).
         .executableTarget(
             name: "preferences-keygen",
             dependencies: ["PreferenceKeyGeneration"],
@@ -102,85 +103,23 @@ let package = Package(
             dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
-        .target(
-            name: "DefaultsCommand",
-            dependencies: ["Preferences", "PropertyList", "JournaldLogging", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(
-            name: "DefaultsTool",
-            dependencies: ["DefaultsCommand", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            swiftSettings: strictSettings
-        ),
+        // sd_notify always; the service-lifecycle flush service with the ServiceLifecycle trait.
         .target(
             name: "PreferencesService",
             dependencies: [
                 "Preferences",
                 "CSystemd",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
-        .executableTarget(
-            name: "ExampleService",
-            dependencies: [
-                "Preferences",
-                "PreferencesService",
-                "JournaldLogging",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictSettings,
-            // Its schema, org.swift-preferences.greeter.schema.plist, becomes typed keys.
-            plugins: ["PreferenceKeys"]
-        ),
+        // Empty without the Configuration trait.
         .target(
             name: "PreferencesConfiguration",
             dependencies: [
                 "Preferences",
-                .product(name: "Configuration", package: "swift-configuration"),
-            ],
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(
-            name: "ConfigurationExample",
-            dependencies: [
-                "PreferencesConfiguration",
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(name: "PreferencesDemo", dependencies: ["Preferences"], swiftSettings: strictSettings),
-        // The fleet policy's etcd key layout and its merge into managed values (issue 21), apart
-        // from any etcd client, so it is tested without a cluster; the service comes next.
-        .target(name: "FleetPolicy", dependencies: ["Preferences", "PropertyList", .product(name: "Logging", package: "swift-log")], swiftSettings: strictSettings),
-        // A client of etcd's v3 API through its JSON gateway: range, watch, put, delete,
-        // authentication and TLS with client certificates; knows nothing of preferences.
-        .target(
-            name: "EtcdGateway",
-            dependencies: [
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictSettings
-        ),
-        // preferences-fleet: follows the fleet layout in etcd and writes the managed layer.
-        .executableTarget(
-            name: "FleetService",
-            dependencies: [
-                "FleetPolicy", "EtcdGateway", "Preferences", "PreferencesService", "JournaldLogging",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Configuration"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -217,54 +156,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "DefaultsToolTests",
-            dependencies: ["DefaultsCommand", "DefaultsTool", "Preferences", "PropertyList", "TestSupport"],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "PreferencesServiceTests",
-            dependencies: [
-                "PreferencesService", "Preferences", "PropertyList", "TestSupport",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "InMemoryLogging", package: "swift-log"),
-            ],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "PreferencesConfigurationTests",
-            dependencies: [
-                "PreferencesConfiguration", "Preferences", "TestSupport", "PreferencesWorker", "DefaultsTool",
-                "ConfigurationExample",
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "ConfigurationTesting", package: "swift-configuration"),
-            ],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "FleetPolicyTests",
-            dependencies: [
-                "FleetPolicy", "Preferences", "PropertyList", "TestSupport", "EtcdGateway", "FleetService", "PreferencesWorker",
-                .product(name: "InMemoryLogging", package: "swift-log"),
-            ],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "EtcdGatewayTests",
-            dependencies: ["EtcdGateway", "TestSupport"],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
             name: "PreferenceKeyGeneratorTests",
-            // Preferences is built for the end-to-end test, which type-checks generated keys
-            // against its module; the executable for the exit-status test.
             dependencies: ["PreferenceKeyGeneration", "preferences-keygen", "DeclaredSettings", "PropertyList", "Preferences", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "JournaldLoggingTests",
             dependencies: [
-                "JournaldLogging", "Preferences", "TestSupport", "PreferencesWorker", "DefaultsTool",
+                "JournaldLogging", "Preferences", "TestSupport", "PreferencesWorker",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -273,17 +172,11 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// The upcoming language features swift-log and swift-configuration turn on, for every Swift
-// target of ours (the plugin and the C and system-library targets take no Swift settings).
 for target in package.targets where target.type != .plugin && target.type != .system && target.name != "CLinux" {
     var settings = target.swiftSettings ?? []
-    // SE-0335: existential types are spelled `any P`.
     settings.append(.enableUpcomingFeature("ExistentialAny"))
-    // SE-0444: a member is visible only where its module is imported.
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
-    // SE-0409: imports are internal unless marked `public import` (where a type is re-exported).
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
-    // SE-0461: a nonisolated async function runs on its caller's actor.
     settings.append(.enableUpcomingFeature("NonisolatedNonsendingByDefault"))
     target.swiftSettings = settings
 }

@@ -34,9 +34,9 @@ command -v etcd >/dev/null || [[ -x /usr/bin/etcd ]] || {
 
 service_scratch="${FLEET_LATENCY_SCRATCH:-$root/.build}"
 harness_scratch="${FLEET_LATENCY_HARNESS_SCRATCH:-$here/.build}"
-swift build -c release --package-path "$root" --scratch-path "$service_scratch" --product preferences-fleet >&2
+swift build -c release --package-path "$root/Tools" --scratch-path "$service_scratch" --product preferences-fleet >&2
 swift build -c release --package-path "$here" --scratch-path "$harness_scratch" --product fleet-latency >&2
-service="$(swift build -c release --package-path "$root" --scratch-path "$service_scratch" --show-bin-path)/preferences-fleet"
+service="$(swift build -c release --package-path "$root/Tools" --scratch-path "$service_scratch" --show-bin-path)/preferences-fleet"
 harness="$(swift build -c release --package-path "$here" --scratch-path "$harness_scratch" --show-bin-path)/fleet-latency"
 
 arguments=("$service")

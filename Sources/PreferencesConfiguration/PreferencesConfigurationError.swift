@@ -1,3 +1,5 @@
+// With the package's Configuration trait only: it brings in swift-configuration.
+#if Configuration
 public import Configuration
 
 /// Why a preference could not be served to swift-configuration.
@@ -43,3 +45,4 @@ public struct PreferencesConfigurationError: Error, Sendable, Hashable, CustomSt
         "Preference '\(key)' of domain \(domain) holds a \(storedType) that cannot be read as \(requestedType.rawValue)"
     }
 }
+#endif  // Configuration

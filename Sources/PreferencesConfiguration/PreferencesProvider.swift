@@ -1,3 +1,5 @@
+// With the package's Configuration trait only: it brings in swift-configuration.
+#if Configuration
 public import Configuration
 import Foundation
 public import Preferences
@@ -153,3 +155,4 @@ extension PreferencesProvider: ConfigProvider {
         return try await updatesHandler(ConfigUpdatesAsyncSequence(stream))
     }
 }
+#endif  // Configuration

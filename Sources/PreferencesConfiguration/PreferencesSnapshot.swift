@@ -1,3 +1,5 @@
+// With the package's Configuration trait only: it brings in swift-configuration.
+#if Configuration
 import Configuration
 import Preferences
 
@@ -80,3 +82,4 @@ struct PreferencesSnapshot: ConfigSnapshot {
         }
     }
 }
+#endif  // Configuration

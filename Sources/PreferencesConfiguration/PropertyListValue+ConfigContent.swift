@@ -1,3 +1,5 @@
+// With the package's Configuration trait only: it brings in swift-configuration.
+#if Configuration
 import Configuration
 import Foundation
 import Preferences
@@ -98,3 +100,4 @@ extension PropertyListValue {
         }
     }
 }
+#endif  // Configuration

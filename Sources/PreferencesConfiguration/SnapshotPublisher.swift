@@ -1,3 +1,5 @@
+// With the package's Configuration trait only: it brings in swift-configuration.
+#if Configuration
 import Configuration
 import Foundation
 import Preferences
@@ -94,3 +96,4 @@ final class SnapshotPublisher: Sendable {
         removed.1?.finish()
     }
 }
+#endif  // Configuration

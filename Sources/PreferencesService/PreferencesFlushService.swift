@@ -1,3 +1,5 @@
+// With the package's ServiceLifecycle trait only: it brings in swift-service-lifecycle.
+#if ServiceLifecycle
 import Dispatch
 public import Logging
 public import Preferences
@@ -102,3 +104,4 @@ public struct PreferencesFlushService: Service {
         logger.debug("Preferences written before stopping", metadata: ["domains": .array(stores.map { .string($0.domain) })])
     }
 }
+#endif  // ServiceLifecycle

@@ -425,31 +425,6 @@ struct PublicAPITests {
         #expect(store.dictionary(forKey: "pair")?["second"] as? Int == 2)
     }
 
-    static let defaultsTool = builtProductsDirectory.appendingPathComponent("defaults").path
-
-    @Test(
-        "the defaults tool in another process: a multi-key write is one commit, an undo is seen by the next read",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: defaultsTool)))
-    func toolWriteAndUndo() throws {
-        let fixture = try StoreFixture()
-        try fixture.usePrivateRuntimeDirectory()
-        let store = try fixture.store()
-        store.set(0, forKey: "x")
-        try store.flush()
-        let before = try versionCount(fixture)
-        let write = try run(Self.defaultsTool, ["write", Self.domain, "x", "-int", "1", "y", "-int", "2"], environment: fixture.processEnvironment)
-        #expect(write.status == 0, "\(write.output)")
-        #expect(store.integer(forKey: "x") == 1 && store.integer(forKey: "y") == 2)
-        #expect(try versionCount(fixture) == before + 1, "one commit")
-        let (recorder, observation) = recordingAllChanges(of: store)
-        defer { observation.cancel() }
-        let undo = try run(Self.defaultsTool, ["undo", Self.domain], environment: fixture.processEnvironment)
-        #expect(undo.status == 0, "\(undo.output)")
-        #expect(store.integer(forKey: "x") == 0 && store.object(forKey: "y") == nil)
-        #expect(waitUntil { Set(recorder.recorded.map(\.key)) == ["x", "y"] })
-        #expect(recorder.recorded.allSatisfy { $0.origin == .anotherProcess })
-    }
-
     // MARK: History
 
     @Test("generations are listed newest first, with the current file first, the keys each changed, this process as writer and a date")

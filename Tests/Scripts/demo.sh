@@ -7,6 +7,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 bash Tests/Scripts/install-dependencies.sh
-swift build -c release --product preferences-demo
-.build/release/preferences-demo
-.build/release/preferences-demo latency 1000
+# The demo is a program of the tools package (Tools/), which builds the library with it.
+swift build -c release --package-path Tools --product preferences-demo
+demo="$(swift build -c release --package-path Tools --show-bin-path)/preferences-demo"
+"$demo"
+"$demo" latency 1000

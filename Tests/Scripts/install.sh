@@ -16,7 +16,7 @@ set -euo pipefail
 usage() {
     echo "usage: install.sh [--prefix DIR] [--scratch-path DIR] [--configuration debug|release] [--uninstall]"
     echo "  --prefix DIR        where to install (default /usr/local)"
-    echo "  --scratch-path DIR  the build's directory (default .build-install in the package)"
+    echo "  --scratch-path DIR  the tools package's build directory (default Tools/.build-install)"
     echo "  --configuration C   the build to install (default release; the test suite installs its debug build)"
     echo "  --uninstall         remove what the last install into DIR recorded, nothing else"
 }
@@ -51,7 +51,7 @@ prefix=$(realpath -m -- "$prefix")
 [[ -z $scratch ]] || scratch=$(realpath -m -- "$scratch")
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 package=$PWD
-scratch=${scratch:-$package/.build-install}
+scratch=${scratch:-$package/Tools/.build-install}
 
 manifest_relative=share/swift-preferences/install-manifest
 manifest=$prefix/$manifest_relative
@@ -116,12 +116,15 @@ if ((uninstall)); then
     exit 0
 fi
 
-# The executable products of Package.swift (PreferencesWorker is a test program, not a product).
+# The executable products of Tools/Package.swift, and the library package's key generator
+# (PreferencesWorker is a test program, not a product). All are built by the tools package,
+# which depends on the library: one build directory.
 executables=(defaults preferences-fleet preferences-greeter preferences-demo preferences-config-example preferences-keygen)
 
 echo "building $configuration products in $scratch"
-swift build -c "$configuration" --scratch-path "$scratch"
-bin=$(swift build -c "$configuration" --scratch-path "$scratch" --show-bin-path)
+swift build -c "$configuration" --package-path Tools --scratch-path "$scratch"
+swift build -c "$configuration" --package-path Tools --scratch-path "$scratch" --product preferences-keygen
+bin=$(swift build -c "$configuration" --package-path Tools --scratch-path "$scratch" --show-bin-path)
 for executable in "${executables[@]}"; do
     [[ -x $bin/$executable ]] || { echo "install.sh: $bin/$executable was not built" >&2; exit 1; }
 done
@@ -138,18 +141,18 @@ echo "generating the man page"
 date=$(git log -1 --format=%cs 2>/dev/null || true)
 [[ -n $date ]] || date=$(date -u +%F)
 # A page left by an earlier run must not pass for this one's.
-rm -f -- "$scratch/plugins/GenerateManual/outputs/DefaultsTool/defaults.1" "$scratch/plugins/GenerateManual/outputs/FleetService/preferences-fleet.1"
-swift package --scratch-path "$scratch" plugin generate-manual --configuration "$configuration" --date "$date" >"$staging/generate-manual.log" 2>&1 || {
+rm -f -- "$scratch/plugins/GenerateManual/outputs/defaults/defaults.1" "$scratch/plugins/GenerateManual/outputs/preferences-fleet/preferences-fleet.1"
+swift package --package-path Tools --scratch-path "$scratch" plugin generate-manual --configuration "$configuration" --date "$date" >"$staging/generate-manual.log" 2>&1 || {
     cat "$staging/generate-manual.log" >&2
     echo "install.sh: the generate-manual plugin failed" >&2
     exit 1
 }
-page=$scratch/plugins/GenerateManual/outputs/DefaultsTool/defaults.1
+page=$scratch/plugins/GenerateManual/outputs/defaults/defaults.1
 [[ -s $page ]] || { cat "$staging/generate-manual.log" >&2; echo "install.sh: the plugin wrote no $page" >&2; exit 1; }
 # generate-manual leaves the blank lines between a discussion's paragraphs as they are, which
 # mdoc warns about on every render ("Empty input line"); .Pp is mdoc's paragraph break.
 sed 's/^$/.Pp/' "$page" >"$staging/defaults.1"
-fleet_page=$scratch/plugins/GenerateManual/outputs/FleetService/preferences-fleet.1
+fleet_page=$scratch/plugins/GenerateManual/outputs/preferences-fleet/preferences-fleet.1
 [[ -s $fleet_page ]] || { cat "$staging/generate-manual.log" >&2; echo "install.sh: the plugin wrote no $fleet_page" >&2; exit 1; }
 sed 's/^$/.Pp/' "$fleet_page" >"$staging/preferences-fleet.1"
 
@@ -190,7 +193,7 @@ installs+=(
     # The greeter's schema (its declared defaults and rules), where a store of its domain
     # finds it: preferences/schemas under each $XDG_DATA_DIRS entry, /usr/local/share and
     # /usr/share by default. service-test.sh runs the greeter with it installed.
-    Sources/ExampleService/org.swift-preferences.greeter.schema.plist share/preferences/schemas/org.swift-preferences.greeter.plist 644
+    Tools/Sources/preferences-greeter/org.swift-preferences.greeter.schema.plist share/preferences/schemas/org.swift-preferences.greeter.plist 644
     # journalctl --update-catalog reads /usr/local/lib/systemd/catalog as well as /usr/lib's.
     systemd/swift-preferences.catalog lib/systemd/catalog/swift-preferences.catalog 644
     # A drop-in to copy beside your own service's unit (see its comments), not one that

@@ -14,11 +14,15 @@ step() {
 step bash Tests/Scripts/install-dependencies.sh
 
 step swift build --build-tests
-step swift test --skip-build --skip JournaldLoggingTests --skip SystemdNotifierTests --skip ThreadStressTests --skip FleetServiceTests --skip EtcdGatewayTests
+# The tools and services are a package of their own (Tools/), depending on the library.
+step swift build --package-path Tools --build-tests
+step swift test --skip-build --skip JournaldLoggingTests --skip ThreadStressTests
+step swift test --package-path Tools --skip-build --skip FleetServiceTests --skip EtcdGatewayTests \
+    --skip SystemdNotifierTests --skip DefaultsToolJournalTests
 # The fleet service and its etcd client against real etcd clusters on loopback (three members
 # for the faults: a killed leader, restarted members, compaction, all members away): each
 # cluster's elections and fsyncs would compete with the timed cross-process tests above.
-step swift test --skip-build --filter "FleetServiceTests|EtcdGatewayTests"
+step swift test --package-path Tools --skip-build --filter "FleetServiceTests|EtcdGatewayTests"
 # The same library tests once more as an ordinary user the script creates, running the test
 # binary built above: a test that needs root, a capability or a kernel feature must be
 # skipped, saying what is missing, never fail (so `swift test` passes for any contributor).
@@ -29,14 +33,15 @@ step bash Tests/Scripts/unprivileged-tests.sh
 step swift test --skip-build --filter ThreadStressTests
 # The sd_notify tests set NOTIFY_SOCKET and WATCHDOG_* with setenv, which is not safe while
 # other threads read the environment: they run in a test process of their own.
-step swift test --skip-build --filter SystemdNotifierTests
+step swift test --package-path Tools --skip-build --filter SystemdNotifierTests
 # The journald tests talk to a real systemd-journald, started in a private mount namespace
 # for this run only and stopped by its PID.
 step bash Tests/Scripts/with-journald.sh swift test --skip-build --filter JournaldLoggingTests
+step bash Tests/Scripts/with-journald.sh swift test --package-path Tools --skip-build --filter DefaultsToolJournalTests
 # The example service (preferences-greeter) under a real systemd user manager and journald,
 # both started in a private mount namespace with a temporary HOME and stopped by their PIDs:
 # install, verify, start, live changes with the defaults tool, reload, stop, corrupt file.
-step bash Tests/Scripts/with-systemd-user.sh bash Tests/Scripts/service-test.sh "$(swift build --show-bin-path)"
+step bash Tests/Scripts/with-systemd-user.sh bash Tests/Scripts/service-test.sh "$(swift build --package-path Tools --show-bin-path)"
 
 # Reliability (issue 9, RELIABILITY.md): ReliabilityTests ran above; these need a shell
 # (strace) or must run alone (memory and time measurements). The long versions:
@@ -56,7 +61,7 @@ step env RELIABILITY_ISOLATED=1 swift test --skip-build --filter IsolatedMeasure
 # `man -l`, completions, then the uninstall), from the debug build above so nothing is built
 # again; and the DocC catalogs, built with warnings as errors and every public symbol curated,
 # in the same build directory (symbol graphs only, the test build is left as it is).
-step bash Tests/Scripts/install-test.sh --scratch-path .build --configuration debug
+step bash Tests/Scripts/install-test.sh --scratch-path Tools/.build --configuration debug
 step bash Tests/Scripts/docs.sh --scratch-path .build
 
 # The benchmarks' smoke run (`bash Benchmarks/report.sh --smoke`, about 200 s for its release

@@ -120,7 +120,7 @@ at_least_entries() { (($(journal_count "$1" "$2") >= $3)); }
 install -D -m 755 "$bin/preferences-greeter" "$HOME/.local/bin/preferences-greeter"
 install -D -m 644 "$repository/systemd/$unit" "$units/$unit"
 # The greeter's schema, where a store of its domain finds it ($XDG_DATA_HOME/preferences/schemas).
-install -D -m 644 "$repository/Sources/ExampleService/org.swift-preferences.greeter.schema.plist" \
+install -D -m 644 "$repository/Tools/Sources/preferences-greeter/org.swift-preferences.greeter.schema.plist" \
     "${XDG_DATA_HOME:-$HOME/.local/share}/preferences/schemas/org.swift-preferences.greeter.plist"
 # The drop-in a user copies for their own service, applied to a throwaway unit.
 printf '[Unit]\nDescription=drop-in check\n\n[Service]\nExecStart=%s\n' "$HOME/.local/bin/preferences-greeter" \

@@ -36,13 +36,10 @@ if ! runuser -u "$user" -- test -x "$tests"; then
 fi
 
 if (($# == 0)); then
-    # As run-all.sh's main run: these suites need journald, a setenv-free process, or a process
-    # of their own (see the comments there), and run-all.sh runs them separately as root. The
-    # power-loss tests run in run-all.sh's main run as root and are not repeated here. The
-    # etcd suites need no privilege at all (they run real etcd clusters as any user) and take a
-    # minute and a half, so they are not run a second time here.
-    set -- --skip JournaldLoggingTests --skip SystemdNotifierTests --skip ThreadStressTests \
-        --skip PowerLossTests --skip FleetServiceTests --skip EtcdGatewayTests
+    # As run-all.sh's main run: these suites need journald or a process of their own (see
+    # the comments there), and run-all.sh runs them separately as root. The power-loss tests
+    # run in run-all.sh's main run as root and are not repeated here.
+    set -- --skip JournaldLoggingTests --skip ThreadStressTests --skip PowerLossTests
 fi
 
 # A clean environment with the user's own HOME and USER, as for a contributor; the toolchain

@@ -1,6 +1,7 @@
 import EtcdGateway
 import Foundation
 import FoundationNetworking
+import EtcdTestSupport
 import TestSupport
 import Testing
 

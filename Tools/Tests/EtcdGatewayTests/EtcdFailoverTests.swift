@@ -1,5 +1,6 @@
 import EtcdGateway
 import Foundation
+import EtcdTestSupport
 import TestSupport
 import Testing
 

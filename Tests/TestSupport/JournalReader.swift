@@ -1,14 +1,13 @@
 import Foundation
-import TestSupport
 
 /// Reads entries back from the test run's journald with `journalctl -o json`, the way an
 /// administrator would see them.
-enum JournalReader {
+public enum JournalReader {
     /// The journal socket exported by Tests/Scripts/with-journald.sh, or nil outside it.
-    static let testJournal: String? = ProcessInfo.processInfo.environment["JOURNALD_LOGGING_TEST_JOURNAL"]
+    public static let testJournal: String? = ProcessInfo.processInfo.environment["JOURNALD_LOGGING_TEST_JOURNAL"]
 
     /// Whether this run has a journald of its own to talk to.
-    static var hasTestJournal: Bool { testJournal != nil }
+    public static var hasTestJournal: Bool { testJournal != nil }
 
     /// The entries whose `field` is `value`, each field's values as strings (a field that
     /// repeats has several).
@@ -16,7 +15,7 @@ enum JournalReader {
     /// journald files datagrams asynchronously, so this asks again until `count` entries are
     /// there or 15 s have passed (a bound on waiting, not a timing assertion), and returns
     /// what it found, for the test to check.
-    static func entries(where field: String, is value: String, count: Int) throws -> [[String: [String]]] {
+    public static func entries(where field: String, is value: String, count: Int) throws -> [[String: [String]]] {
         let deadline = Date().addingTimeInterval(15)
         while true {
             let result = try run("journalctl", ["-o", "json", "--no-pager", "\(field)=\(value)"])

@@ -1,6 +1,7 @@
 import EtcdGateway
 import Foundation
 import Logging
+import EtcdTestSupport
 import TestSupport
 import Testing
 

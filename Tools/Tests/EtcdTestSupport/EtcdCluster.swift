@@ -1,5 +1,6 @@
 public import Foundation
 import Glibc
+import TestSupport
 
 /// A real etcd cluster of a few members on the loopback interface, for tests of code that
 /// talks to etcd: started in a fresh temporary directory, stopped and removed by

@@ -2,6 +2,7 @@ import EtcdGateway
 import Foundation
 import Logging
 import Synchronization
+import EtcdTestSupport
 import TestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import Glibc
 import Preferences
 import PropertyList
 import Synchronization
+import EtcdTestSupport
 import TestSupport
 import Testing
 
@@ -546,40 +547,41 @@ private final class FleetServiceRun {
     deinit { end() }
 }
 
-/// `PreferencesWorker observe-key DOMAIN KEY` with the private home's environment: another
-/// process that sees the managed layer as its store's forced layer.
+/// `defaults watch DOMAIN KEY` with the private home's environment: another process that
+/// sees the managed layer as its store's forced layer.
 private final class KeyWatcher {
     private let process = Process()
-    private let input = Pipe()
     private let output: LineCollector
+    private let key: String
 
     init(home: PrivatePreferencesHome, domain: String, key: String) throws {
+        self.key = key
         let pipe = Pipe()
-        process.executableURL = URL(fileURLWithPath: workerPath)
-        process.arguments = ["observe-key", domain, key]
+        process.executableURL = builtProductsDirectory.appendingPathComponent("defaults")
+        process.arguments = ["watch", domain, key]
         process.environment = home.processEnvironment
-        process.standardInput = input
         process.standardOutput = pipe
+        process.standardError = pipe
         output = LineCollector(pipe.fileHandleForReading)
         try process.run()
     }
 
     var lines: [String] { output.lines }
-    var isReady: Bool { lines.contains("ready") }
+    /// `defaults watch` says "Watching DOMAIN key KEY ..." on standard error once it observes.
+    var isReady: Bool { lines.contains { $0.hasPrefix("Watching ") } }
 
-    /// The integer values reported, in order ("changed integer(N) THREAD"); any other value
-    /// (a removal, another type) as -1, which no check accepts.
+    /// The integer values reported, in order ("KEY: OLD → NEW"); any other value (a removal,
+    /// another type) as -1, which no check accepts.
     var values: [Int] {
-        lines.filter { $0.hasPrefix("changed ") }.map { line in
-            let value = line.split(separator: " ").dropFirst().first ?? ""
-            guard value.hasPrefix("integer("), value.hasSuffix(")") else { return -1 }
-            return Int(value.dropFirst("integer(".count).dropLast()) ?? -1
+        lines.filter { $0.hasPrefix("\(key): ") }.map { line in
+            guard let arrow = line.range(of: " → ") else { return -1 }
+            return Int(line[arrow.upperBound...]) ?? -1
         }
     }
 
-    /// Closes its standard input, which ends it, and waits (SIGKILL after 10 s).
+    /// Ends it with SIGTERM, as an interrupted watch ends, and waits (SIGKILL after 10 s).
     func stop() {
-        try? input.fileHandleForWriting.close()
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         let deadline = ContinuousClock.now + .seconds(10)
         while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }

@@ -58,7 +58,7 @@ struct WatchTests {
     func snapshotConsistency() async throws {
         let fixture = try ProviderFixture()
         let domain = "com.example.pairs"
-        let writes = 300
+        let writes = 100
         let provider = try fixture.provider(domain)
         let reader = ConfigReader(provider: provider)
         let watched = Arrivals<Int>()
@@ -87,7 +87,12 @@ struct WatchTests {
                 }
             }
             defer { group.cancelAll() }
-            try await runProgram("PreferencesWorker", ["set-pairs", domain, "\(writes)"], environment: fixture.environment)
+            // Each write one replacement of the whole domain by another process (`defaults
+            // import`), never two sets a snapshot could fall between.
+            for index in 1...writes {
+                let plist = PropertyListValue.dictionary(["first": .integer(PropertyListInteger(Int64(index))), "pair": .dictionary(["second": .integer(PropertyListInteger(Int64(index)))])])
+                try await runProgram("defaults", ["import", domain, "-"], environment: fixture.environment, input: Data(XMLPropertyListEncoder().encode(plist)))
+            }
             try await group.next()
         }
         #expect(await pollerDone.arrival(of: true, before: Date() + 30) != nil)
