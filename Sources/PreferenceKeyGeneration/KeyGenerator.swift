@@ -1,4 +1,4 @@
-public import DeclaredSettings
+package import DeclaredSettings
 import Foundation
 import PropertyList
 
@@ -20,9 +20,9 @@ import PropertyList
 /// A key with no default holds an optional (`Value == Int?`, default `nil`), so reading it
 /// says whether it is set. The output is sorted (by Swift name, then type, then key), so the
 /// same schemas always give the same file.
-public struct KeyGenerator: Sendable {
+package struct KeyGenerator: Sendable {
     /// The access level of the generated declarations.
-    public enum Access: String, Sendable, CaseIterable {
+    package enum Access: String, Sendable, CaseIterable {
         /// Visible in the module that declares the schema (the default).
         case `internal`
         /// Visible to modules that import it.
@@ -30,21 +30,21 @@ public struct KeyGenerator: Sendable {
     }
 
     /// A schema with the name it is shown under in comments.
-    public struct Source: Sendable {
+    package struct Source: Sendable {
         /// The schema.
-        public var schema: PreferenceSchema
+        package var schema: PreferenceSchema
         /// The name the doc comments give (a file name, not a machine's absolute path).
-        public var displayName: String
+        package var displayName: String
 
         /// Pairs a schema with its display name.
-        public init(schema: PreferenceSchema, displayName: String) {
+        package init(schema: PreferenceSchema, displayName: String) {
             self.schema = schema
             self.displayName = displayName
         }
 
         /// Reads the schema at `path` (see ``PreferenceSchema/init(contentsOf:)``); its
         /// display name is the file name, or `X.bundle` for a Settings.bundle.
-        public init(contentsOf path: String) throws(SchemaError) {
+        package init(contentsOf path: String) throws(SchemaError) {
             schema = try PreferenceSchema(contentsOf: path)
             displayName = Self.displayName(of: path)
         }
@@ -58,10 +58,10 @@ public struct KeyGenerator: Sendable {
     }
 
     /// The declarations' access level.
-    public var access: Access
+    package var access: Access
 
     /// Creates a generator.
-    public init(access: Access = .internal) {
+    package init(access: Access = .internal) {
         self.access = access
     }
 
@@ -80,7 +80,7 @@ public struct KeyGenerator: Sendable {
     /// - Throws: ``SchemaError`` naming the schema file and key path: a `SwiftName` that is
     ///   not an identifier, a name with nothing to derive an identifier from, a default with
     ///   no Swift literal, or two keys declared under the same Swift name and type.
-    public func generate(_ sources: [Source]) throws(SchemaError) -> String {
+    package func generate(_ sources: [Source]) throws(SchemaError) -> String {
         var declarations: [Declaration] = []
         for source in sources {
             for key in source.schema.sortedKeys {

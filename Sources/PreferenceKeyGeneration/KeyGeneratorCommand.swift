@@ -10,21 +10,21 @@ import Foundation
 /// Each SCHEMA is a native schema file or a Settings.bundle (the directory or its
 /// `Root.plist`). Every schema is read before anything is written, and every problem is
 /// reported, so one build shows them all; any problem exits 1 and leaves the output as it was.
-public enum KeyGeneratorCommand {
+package enum KeyGeneratorCommand {
     /// The usage line printed with a usage error and by `--help`.
-    public static let usage = "usage: preferences-keygen --output FILE.swift [--access internal|public] SCHEMA..."
+    package static let usage = "usage: preferences-keygen --output FILE.swift [--access internal|public] SCHEMA..."
 
     /// What the arguments ask for.
-    public struct Options: Sendable, Equatable {
+    package struct Options: Sendable, Equatable {
         /// The Swift file to write.
-        public var output: String
+        package var output: String
         /// The declarations' access level.
-        public var access: KeyGenerator.Access
+        package var access: KeyGenerator.Access
         /// The schema paths, in the order given.
-        public var schemas: [String]
+        package var schemas: [String]
 
         /// Creates options.
-        public init(output: String, access: KeyGenerator.Access = .internal, schemas: [String]) {
+        package init(output: String, access: KeyGenerator.Access = .internal, schemas: [String]) {
             self.output = output
             self.access = access
             self.schemas = schemas
@@ -32,18 +32,18 @@ public enum KeyGeneratorCommand {
     }
 
     /// Arguments that do not make a valid command.
-    public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+    package struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
         /// What is wrong.
-        public let description: String
+        package let description: String
 
         /// Creates an error saying what is wrong.
-        public init(description: String) {
+        package init(description: String) {
             self.description = description
         }
     }
 
     /// Parses the arguments (without the program name); nil for `--help`.
-    public static func parse(_ arguments: [String]) throws(UsageError) -> Options? {
+    package static func parse(_ arguments: [String]) throws(UsageError) -> Options? {
         var output: String?
         var access = KeyGenerator.Access.internal
         var schemas: [String] = []
@@ -86,7 +86,7 @@ public enum KeyGeneratorCommand {
 
     /// Runs the command: 0 on success (or `--help`), 1 on any error. Messages go to
     /// `standardError`, usage to `standardOutput` for `--help`.
-    public static func run(
+    package static func run(
         _ arguments: [String],
         standardOutput: (String) -> Void = { print($0) },
         standardError: (String) -> Void

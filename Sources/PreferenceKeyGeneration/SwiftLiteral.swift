@@ -1,6 +1,6 @@
-public import DeclaredSettings
-public import Foundation
-public import PropertyList
+package import DeclaredSettings
+package import Foundation
+package import PropertyList
 
 /// Swift source text for declared types and values: the generated file's `Value` types and
 /// default literals.
@@ -8,9 +8,9 @@ public import PropertyList
 /// Every literal reads back as exactly the schema's value: strings escape what a literal
 /// cannot hold as it is, reals print with round-trip precision, and values of no fixed type
 /// spell out their `PropertyListValue` case so no literal type is left to inference.
-public enum SwiftLiteral {
+package enum SwiftLiteral {
     /// The Swift type a typed key of `type` holds (`[String]`, `[String: PropertyListValue]`).
-    public static func typeName(of type: DeclaredType) -> String {
+    package static func typeName(of type: DeclaredType) -> String {
         switch type {
         case .string: "String"
         case .integer: "Int"
@@ -26,16 +26,16 @@ public enum SwiftLiteral {
     }
 
     /// Why a value has no literal of a type.
-    public struct Unrepresentable: Error, Sendable, Equatable {
+    package struct Unrepresentable: Error, Sendable, Equatable {
         /// What is wrong, in words.
-        public let reason: String
+        package let reason: String
     }
 
     /// The literal of `value` as a `type` value (the type ``typeName(of:)`` names).
     ///
     /// - Throws: ``Unrepresentable`` when the value does not have the type, or is an integer
     ///   outside `Int`'s range.
-    public static func literal(_ value: PropertyListValue, as type: DeclaredType) throws(Unrepresentable) -> String {
+    package static func literal(_ value: PropertyListValue, as type: DeclaredType) throws(Unrepresentable) -> String {
         switch (type, value) {
         case (.string, .string(let text)):
             return string(text)
@@ -72,7 +72,7 @@ public enum SwiftLiteral {
 
     /// `value` as a `PropertyListValue` expression that names its case: `.string("a")`,
     /// `.array([.integer(1)])`.
-    public static func propertyListValue(_ value: PropertyListValue) -> String {
+    package static func propertyListValue(_ value: PropertyListValue) -> String {
         switch value {
         case .bool(let flag): ".bool(\(flag ? "true" : "false"))"
         case .integer(let integer): integerValue(integer)
@@ -109,7 +109,7 @@ public enum SwiftLiteral {
     /// and every other control character (C0, DEL, C1) and the Unicode line and paragraph
     /// separators become `\u{...}`, so the literal stays on one line and shows what it
     /// holds. Other characters, non-ASCII ones included, are written as they are.
-    public static func string(_ text: String) -> String {
+    package static func string(_ text: String) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -133,7 +133,7 @@ public enum SwiftLiteral {
 
     /// A `Double` expression with round-trip precision: Swift's shortest representation
     /// that reads back as the same bits (`0.1`, `1e+300`), or `.infinity` / `.nan`.
-    public static func double(_ real: Double) -> String {
+    package static func double(_ real: Double) -> String {
         if real.isNaN { return "Double.nan" }
         if real.isInfinite { return real < 0 ? "-Double.infinity" : "Double.infinity" }
         return "\(real)"
@@ -147,12 +147,12 @@ public enum SwiftLiteral {
     }
 
     /// A `Date` expression for exactly `date`.
-    public static func date(_ date: Date) -> String {
+    package static func date(_ date: Date) -> String {
         "Date(timeIntervalSinceReferenceDate: \(double(date.timeIntervalSinceReferenceDate)))"
     }
 
     /// A `Data` expression holding `bytes`.
-    public static func data(_ bytes: Data) -> String {
+    package static func data(_ bytes: Data) -> String {
         if bytes.isEmpty { return "Data()" }
         let hex = bytes.map { byte in
             let digits = String(byte, radix: 16, uppercase: true)

@@ -1,5 +1,5 @@
 /// The Swift names generated keys are declared under.
-public enum SwiftName {
+package enum SwiftName {
     /// The name derived from a key's name: its words in lowerCamelCase.
     ///
     /// Words are separated by anything that is not a letter or digit (`app_player_name` is
@@ -7,7 +7,7 @@ public enum SwiftName {
     /// leading capitals are lowered (`Volume` is `volume`, `URLScheme` is `urlScheme`), the
     /// other words' first letters raised. A name that would start with a digit gets a `_`
     /// in front. Nil when the name has no letter or digit at all.
-    public static func derived(from keyName: String) -> String? {
+    package static func derived(from keyName: String) -> String? {
         var words: [String] = []
         var current = ""
         for scalar in keyName.unicodeScalars {
@@ -32,14 +32,14 @@ public enum SwiftName {
 
     /// Whether `name` can be declared as it is (once back-quoted if it is a keyword): a
     /// letter or `_` and then letters, digits and `_`, and not `_` alone.
-    public static func isIdentifier(_ name: String) -> Bool {
+    package static func isIdentifier(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, name != "_" else { return false }
         guard first == "_" || first.properties.isAlphabetic else { return false }
         return name.unicodeScalars.allSatisfy { $0 == "_" || isWordScalar($0) }
     }
 
     /// `name` as it must be written in a declaration: back-quoted when it is a keyword.
-    public static func declared(_ name: String) -> String {
+    package static func declared(_ name: String) -> String {
         keywords.contains(name) ? "`\(name)`" : name
     }
 

@@ -2,12 +2,12 @@ import Foundation
 
 /// Reads entries back from the test run's journald with `journalctl -o json`, the way an
 /// administrator would see them.
-public enum JournalReader {
+package enum JournalReader {
     /// The journal socket exported by Tests/Scripts/with-journald.sh, or nil outside it.
-    public static let testJournal: String? = ProcessInfo.processInfo.environment["JOURNALD_LOGGING_TEST_JOURNAL"]
+    package static let testJournal: String? = ProcessInfo.processInfo.environment["JOURNALD_LOGGING_TEST_JOURNAL"]
 
     /// Whether this run has a journald of its own to talk to.
-    public static var hasTestJournal: Bool { testJournal != nil }
+    package static var hasTestJournal: Bool { testJournal != nil }
 
     /// The entries whose `field` is `value`, each field's values as strings (a field that
     /// repeats has several).
@@ -15,7 +15,7 @@ public enum JournalReader {
     /// journald files datagrams asynchronously, so this asks again until `count` entries are
     /// there or 15 s have passed (a bound on waiting, not a timing assertion), and returns
     /// what it found, for the test to check.
-    public static func entries(where field: String, is value: String, count: Int) throws -> [[String: [String]]] {
+    package static func entries(where field: String, is value: String, count: Int) throws -> [[String: [String]]] {
         let deadline = Date().addingTimeInterval(15)
         while true {
             let result = try run("journalctl", ["-o", "json", "--no-pager", "\(field)=\(value)"])

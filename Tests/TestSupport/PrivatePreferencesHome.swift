@@ -14,24 +14,24 @@ import Foundation
 /// all of them.
 open class PrivatePreferencesHome {
     /// The temporary directory everything lives in.
-    public let directory: TemporaryDirectory
+    package let directory: TemporaryDirectory
     /// The user preferences directory, `PREFERENCES_HOME`: `preferences` in ``directory``
     /// unless given, and not created, so a store makes it as on first use.
-    public let userDirectory: String
+    package let userDirectory: String
     /// The system directory, `PREFERENCES_SYSTEM_DIR`: `system` in ``directory``, not created.
-    public let systemDirectory: String
+    package let systemDirectory: String
     /// `HOME`: `home` in ``directory``, created empty, so nothing falls back to the user's
     /// real home (the `defaults` tool's paths, `~` in stored URLs).
-    public let homeDirectory: String
+    package let homeDirectory: String
     /// The only schema directory searched, `PREFERENCES_SCHEMA_PATH`: `schemas` in
     /// ``directory``, not created, so no schema installed on the machine applies.
-    public let schemaDirectory: String
+    package let schemaDirectory: String
 
     /// Creates the temporary directory and the home directory in it.
     ///
     /// - Parameter userDirectory: A `PREFERENCES_HOME` elsewhere (on tmpfs, say); the
     ///   caller creates and removes it.
-    public init(userDirectory: String? = nil) throws {
+    package init(userDirectory: String? = nil) throws {
         directory = try TemporaryDirectory()
         self.userDirectory = userDirectory ?? directory.file("preferences").path
         systemDirectory = directory.file("system").path
@@ -52,12 +52,12 @@ open class PrivatePreferencesHome {
 
     /// The environment for a child process: ``environment`` and the test process's `PATH`,
     /// so it can run programs by name.
-    public var processEnvironment: [String: String] {
+    package var processEnvironment: [String: String] {
         environment.merging(["PATH": Self.searchPath]) { _, path in path }
     }
 
     /// The test process's `PATH`, or the usual directories when it has none.
-    public static var searchPath: String {
+    package static var searchPath: String {
         ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
     }
 }

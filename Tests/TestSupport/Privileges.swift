@@ -7,13 +7,13 @@ import Glibc
 /// kernel feature checks for it here and is skipped with a reason naming what is missing,
 /// `.enabled(if: Privileges.canChangeOwners, "needs CAP_CHOWN ...")`.
 /// Tests/Scripts/unprivileged-tests.sh runs the library tests as an ordinary user to keep it so.
-public enum Privileges {
+package enum Privileges {
     /// Whether the process has capability number `capability` (a `CAP_*` value from
     /// linux/capability.h) in its effective set, as /proc/self/status reports it.
     ///
     /// The capability, not the user ID, decides: root in a container may lack one, and a
     /// process that is not root may have been given one.
-    public static func hasCapability(_ capability: Int) -> Bool {
+    package static func hasCapability(_ capability: Int) -> Bool {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
             let mask = UInt64(line.dropFirst("CapEff:".count).trimmingCharacters(in: .whitespaces), radix: 16)
@@ -23,19 +23,19 @@ public enum Privileges {
 
     /// `CAP_CHOWN`: giving a file to another user, which tests of files and directories owned
     /// by someone else need (root has it, an ordinary user does not).
-    public static let canChangeOwners = hasCapability(0)
+    package static let canChangeOwners = hasCapability(0)
 
     /// Whether this process may open /dev/fuse, which mounting a FUSE file system (bindfs)
     /// takes: libfuse opens the device itself and turns to the setuid `fusermount` only when
     /// the mount call is refused, not the open, so where /dev/fuse is root's alone (mode 0600,
     /// as some containers make it) an ordinary user cannot mount one at all.
-    public static let canMountFUSE = access("/dev/fuse", R_OK | W_OK) == 0
+    package static let canMountFUSE = access("/dev/fuse", R_OK | W_OK) == 0
 
     /// Whether a child process (strace) may attach to a thread of this one, as the injected
     /// fault tests have it do. Yama's `ptrace_scope` decides: absent or 0, any process of the
     /// same user may; 1 (Ubuntu's default) only a parent, which strace is not, and 2 only
     /// with `CAP_SYS_PTRACE`; 3 never.
-    public static let canTraceOwnThreads: Bool = {
+    package static let canTraceOwnThreads: Bool = {
         guard let text = try? String(contentsOfFile: "/proc/sys/kernel/yama/ptrace_scope", encoding: .utf8),
             let scope = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
         else { return true }
@@ -52,7 +52,7 @@ public enum Privileges {
     /// seccomp filter may forbid user namespaces, and trying is the one check that sees all
     /// of them. Without util-linux's unshare it answers yes, so the test itself fails and
     /// says to install it rather than being skipped.
-    public static let canCreateUserNamespaces: Bool = {
+    package static let canCreateUserNamespaces: Bool = {
         guard let unshare = installedProgram("unshare") else { return true }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: unshare)

@@ -1,16 +1,16 @@
-public import Foundation
+package import Foundation
 
 /// The result of running a program to completion.
-public struct ProgramResult: Sendable {
+package struct ProgramResult: Sendable {
     /// The exit status.
-    public var status: Int32
+    package var status: Int32
     /// Standard output and standard error, interleaved.
-    public var output: String
+    package var output: String
 }
 
 /// Runs a program found on `PATH` (or at an absolute path) with arguments, collecting its
 /// standard output and error together.
-public func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> ProgramResult {
+package func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> ProgramResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [executable] + arguments
@@ -26,16 +26,16 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
 
 /// The folder holding the built test programs (the test bundle's own folder), where
 /// helper executables such as `PreferencesWorker` are built.
-public let builtProductsDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+package let builtProductsDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     .deletingLastPathComponent()
 
 /// The `PreferencesWorker` test program, built beside the tests: the other process that
 /// reads and writes a domain in cross-process, crash and logging tests.
-public let workerPath = builtProductsDirectory.appendingPathComponent("PreferencesWorker").path
+package let workerPath = builtProductsDirectory.appendingPathComponent("PreferencesWorker").path
 
 /// The full path of a program on `PATH`, if it is installed: tests that need a tool the
 /// package does not build (strace, flock, bindfs, unshare) look it up here to skip without it.
-public func installedProgram(_ name: String) -> String? {
+package func installedProgram(_ name: String) -> String? {
     let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
     return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
 }

@@ -1,19 +1,19 @@
-public import Foundation
+package import Foundation
 
 /// A fresh directory under the system temporary directory, removed when the test is done.
-public struct TemporaryDirectory: ~Copyable {
+package struct TemporaryDirectory: ~Copyable {
     /// The directory.
-    public let url: URL
+    package let url: URL
 
     /// Creates the directory.
-    public init() throws {
+    package init() throws {
         url = FileManager.default.temporaryDirectory
             .appendingPathComponent("swift-preferences-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
     /// A file or folder inside the directory.
-    public func file(_ name: String) -> URL {
+    package func file(_ name: String) -> URL {
         url.appendingPathComponent(name)
     }
 

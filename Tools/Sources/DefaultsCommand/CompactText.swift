@@ -1,10 +1,10 @@
-public import PropertyList
+package import PropertyList
 
 /// A value on one line in old-style property-list syntax, for `watch`:
 /// `{ a = 1; b = (x, "y z"); }`. Strings are quoted when `defaults read` would quote them.
-public enum CompactText {
+package enum CompactText {
     /// The one-line text of a value; `(none)` for no value.
-    public static func encode(_ value: PropertyListValue?) -> String {
+    package static func encode(_ value: PropertyListValue?) -> String {
         guard let value else { return "(none)" }
         switch value {
         case .array(let elements):

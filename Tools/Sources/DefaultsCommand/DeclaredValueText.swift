@@ -1,15 +1,15 @@
 import Foundation
-public import Preferences
-public import PropertyList
+package import Preferences
+package import PropertyList
 
 /// Reading command-line text as the type a schema declares: `defaults write D Volume 5`
 /// stores the integer 5 when `Volume` is declared an integer, as `gsettings set` parses by
 /// the key's type, where without a schema an untyped word is a string.
-public enum DeclaredValueText {
+package enum DeclaredValueText {
     /// `value` read as `type` when it is untyped text (a string, or an array of strings for
     /// an array type) that spells a value of that type; otherwise `value` unchanged, for
     /// the schema check to judge.
-    public static func coerce(_ value: PropertyListValue, to type: DeclaredType) -> PropertyListValue {
+    package static func coerce(_ value: PropertyListValue, to type: DeclaredType) -> PropertyListValue {
         switch (type, value) {
         case (.string, _): return value
         case (.array(let element?), .array(let elements)):
@@ -49,7 +49,7 @@ public enum DeclaredValueText {
 
     /// Coerces every declared key of `values` (see ``coerce(_:to:)``) and returns the first
     /// violation left, checking keys in sorted order so the message is stable.
-    public static func check(_ values: inout [String: PropertyListValue], against schema: PreferenceSchema) -> SchemaViolation? {
+    package static func check(_ values: inout [String: PropertyListValue], against schema: PreferenceSchema) -> SchemaViolation? {
         for key in values.keys.sorted() {
             guard let declaration = schema[key], let value = values[key] else { continue }
             let coerced = coerce(value, to: declaration.type)
@@ -60,7 +60,7 @@ public enum DeclaredValueText {
     }
 
     /// The tool's message for a refused write: the rule in words, and that nothing changed.
-    public static func refusal(_ violation: SchemaViolation, domain: String) -> DefaultsFailure {
+    package static func refusal(_ violation: SchemaViolation, domain: String) -> DefaultsFailure {
         DefaultsFailure(
             "\(domain): \(violation.key) \(violation.rule), not \(SchemaViolation.render(violation.value)); nothing was changed",
             usage: "Hint: the schema \(violation.schemaPath) declares \(violation.key); see defaults describe \(domain) \(violation.key)")

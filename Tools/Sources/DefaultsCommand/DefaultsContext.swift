@@ -1,8 +1,8 @@
-public import Foundation
+import Foundation
 import JournaldLogging
 import Logging
-public import Preferences
-public import PropertyList
+package import Preferences
+package import PropertyList
 
 /// What every `defaults` verb shares: the files and stores it works through, how domain
 /// words become locations, and how library errors become one-line messages.
@@ -10,17 +10,17 @@ public import PropertyList
 /// Files are found exactly as the library finds them (`PREFERENCES_HOME`,
 /// `XDG_CONFIG_HOME`, `HOME`, `PREFERENCES_SYSTEM_DIR`), so pointing those at a directory
 /// points the tool there too.
-public struct DefaultsContext: Sendable {
+package struct DefaultsContext: Sendable {
     /// How domains may be written on the command line, for usage hints.
-    public static let domainUsage = "Hint: a domain is a name such as com.example.app, -g (or NSGlobalDomain) for the global domain, or a path to a .plist file starting with /, ~, ./ or ../"
+    package static let domainUsage = "Hint: a domain is a name such as com.example.app, -g (or NSGlobalDomain) for the global domain, or a path to a .plist file starting with /, ~, ./ or ../"
 
     /// True for `-currentHost`: named domains mean their by-host files.
-    public let currentHost: Bool
+    package let currentHost: Bool
     /// The process's environment, which locates the files.
-    public let environment: [String: String]
+    package let environment: [String: String]
 
     /// Creates the context for one run of the tool.
-    public init(currentHost: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(currentHost: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.currentHost = currentHost
         self.environment = environment
     }
@@ -40,7 +40,7 @@ public struct DefaultsContext: Sendable {
 
     /// A store for `domain` (a name, or the global domain), with no launch arguments and
     /// `suites` added: what a program of that domain would see.
-    public func store(for domain: String, suites: [String] = []) throws(DefaultsFailure) -> PreferenceStore {
+    package func store(for domain: String, suites: [String] = []) throws(DefaultsFailure) -> PreferenceStore {
         let store: PreferenceStore
         do throws(PreferencesError) {
             store = try PreferenceStore(domain: domain, configuration: configuration)
@@ -57,14 +57,14 @@ public struct DefaultsContext: Sendable {
     }
 
     /// The domain files the persistent-domain verbs read and write, by location.
-    public func files() -> PreferenceFiles {
+    package func files() -> PreferenceFiles {
         PreferenceFiles(configuration: configuration)
     }
 
     /// The location a domain word names: `-g`, `-globalDomain` and `NSGlobalDomain` the
     /// global domain, a word starting with `/`, `~`, `./` or `../` a file, anything else a
     /// domain name, which must be valid.
-    public func location(_ word: String) throws(DefaultsFailure) -> PersistentDomainLocation {
+    package func location(_ word: String) throws(DefaultsFailure) -> PersistentDomainLocation {
         if word.hasPrefix("-") && word != "-g" && word != "-globalDomain" {
             // A valid domain name may start with a dash, but here it is far likelier a
             // mistyped option, which must not quietly create "-foo.plist".
@@ -92,7 +92,7 @@ public struct DefaultsContext: Sendable {
     }
 
     /// A domain's values, nil if it has none; an unusable file is a failure naming it.
-    public func values(at location: PersistentDomainLocation, in files: PreferenceFiles) throws(DefaultsFailure) -> [String: PropertyListValue]? {
+    package func values(at location: PersistentDomainLocation, in files: PreferenceFiles) throws(DefaultsFailure) -> [String: PropertyListValue]? {
         do throws(PreferencesError) {
             return try files.persistentDomainValues(at: location)
         } catch {
@@ -101,7 +101,7 @@ public struct DefaultsContext: Sendable {
     }
 
     /// A library error as the tool's message: the domain, what happened, and the file.
-    public static func failure(_ error: PreferencesError, domain: String) -> DefaultsFailure {
+    package static func failure(_ error: PreferencesError, domain: String) -> DefaultsFailure {
         if error.code == .invalidDomainName {
             return DefaultsFailure("invalid domain \(PropertyListText.quoted(domain)): \(error.reason)", usage: domainUsage)
         }

@@ -1,34 +1,34 @@
 /// A `defaults` command that cannot be carried out: one message saying what is wrong, an
 /// optional usage hint, and the exit status. Nothing has been changed when one is thrown.
-public struct DefaultsFailure: Error, Sendable, Hashable, CustomStringConvertible {
+package struct DefaultsFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, in one line, naming the domain, key, file or text at fault.
-    public let message: String
+    package let message: String
     /// A line to print after the message when the command was written wrongly: the usage,
     /// or a hint at what is accepted.
-    public let usage: String?
+    package let usage: String?
     /// The process's exit status (1, as Apple's tool uses for every failure).
-    public let exitCode: Int32
+    package let exitCode: Int32
 
     /// Creates a failure.
-    public init(_ message: String, usage: String? = nil, exitCode: Int32 = 1) {
+    package init(_ message: String, usage: String? = nil, exitCode: Int32 = 1) {
         self.message = message
         self.usage = usage
         self.exitCode = exitCode
     }
 
     /// The message and, on the next line, the usage hint.
-    public var description: String {
+    package var description: String {
         guard let usage else { return message }
         return message + "\n" + usage
     }
 
     /// Apple's message for a key a domain does not hold, word for word.
-    public static func missingKey(domain: String, key: String) -> DefaultsFailure {
+    package static func missingKey(domain: String, key: String) -> DefaultsFailure {
         DefaultsFailure("The domain/default pair of (\(domain), \(key)) does not exist")
     }
 
     /// Apple's message for a domain that has no values.
-    public static func missingDomain(_ domain: String) -> DefaultsFailure {
+    package static func missingDomain(_ domain: String) -> DefaultsFailure {
         DefaultsFailure("Domain \(domain) does not exist")
     }
 }

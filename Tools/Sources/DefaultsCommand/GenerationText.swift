@@ -1,11 +1,11 @@
-public import Foundation
-public import Preferences
+package import Foundation
+package import Preferences
 
 /// A domain's versions as `defaults history` prints them: one line each, or JSON.
-public enum GenerationText {
+package enum GenerationText {
     /// One line: number, time, writer, and the keys changed relative to the next older
     /// version, e.g. `4 (current)  2026-01-02 03:04:05.678 +0000  pid 123 (foo.service)  changed: a, b`.
-    public static func line(_ generation: DomainGeneration) -> String {
+    package static func line(_ generation: DomainGeneration) -> String {
         let number = generation.isCurrent ? "\(generation.number) (current)" : "\(generation.number)"
         let time = generation.date.map(text(of:)) ?? "(time unknown)"
         let changes: String
@@ -23,7 +23,7 @@ public enum GenerationText {
     /// The versions as a JSON array of objects: `generation`, `current`, `time` (ISO 8601),
     /// `writer` (`library`, `edited outside the library` or `unknown`), `pid`, `unit`,
     /// `changed` (null when unknown), `path` and `problem` (null when it decodes).
-    public static func json(_ generations: [DomainGeneration]) -> String {
+    package static func json(_ generations: [DomainGeneration]) -> String {
         "[" + generations.map { generation in
             var pid = "null", unit = "null", writer = "unknown"
             switch generation.writer {
@@ -49,7 +49,7 @@ public enum GenerationText {
     }
 
     /// A time as `2026-01-02 03:04:05.678 +0000`, in UTC.
-    public static func text(of date: Date) -> String {
+    package static func text(of date: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let fields = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: date)

@@ -1,5 +1,5 @@
 import Foundation
-public import PropertyList
+package import PropertyList
 
 /// Property-list values as JSON, for `--json` and `export --format json`.
 ///
@@ -7,21 +7,21 @@ public import PropertyList
 /// one: booleans, integers, reals, strings, arrays and dictionaries map one to one; dates
 /// become ISO 8601 strings (`2024-01-02T03:04:05Z`), data a base64 string, and non-finite
 /// reals the strings `nan`, `inf` and `-inf`. Keys are sorted so the output is stable.
-public enum JSONText {
+package enum JSONText {
     /// The value as JSON: on one line, or indented by two spaces per level.
-    public static func encode(_ value: PropertyListValue, pretty: Bool = true) -> String {
+    package static func encode(_ value: PropertyListValue, pretty: Bool = true) -> String {
         var output = ""
         append(value, level: 0, pretty: pretty, to: &output)
         return output
     }
 
     /// A JSON object from already-encoded members, in the given order, on one line.
-    public static func object(_ members: [(String, String)]) -> String {
+    package static func object(_ members: [(String, String)]) -> String {
         "{" + members.map { string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
     }
 
     /// A string as a JSON string literal.
-    public static func string(_ text: String) -> String {
+    package static func string(_ text: String) -> String {
         var output = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

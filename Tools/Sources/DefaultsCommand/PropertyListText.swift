@@ -1,15 +1,15 @@
 import Foundation
-public import PropertyList
+package import PropertyList
 
 /// Property-list text as people type it on a command line or in a file: old-style
 /// (`{ a = 1; b = (x, y); }`), XML documents and fragments (`<integer>5</integer>`), and,
 /// for files, binary.
-public enum PropertyListText {
+package enum PropertyListText {
     /// The value of an untyped command-line argument.
     ///
     /// Text that starts like a property list (`{`, `(`, `<`, a quote) must be one, or this
     /// throws; any other text is the string it is, as on Apple's systems (`hello world`).
-    public static func value(of text: String) throws(DefaultsFailure) -> PropertyListValue {
+    package static func value(of text: String) throws(DefaultsFailure) -> PropertyListValue {
         let trimmed = text.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
         guard let first = trimmed.first else { return .string(text) }
         switch first {
@@ -27,7 +27,7 @@ public enum PropertyListText {
     }
 
     /// A whole file or standard input: binary, XML or old-style text, by its first bytes.
-    public static func document(_ bytes: [UInt8], source: String) throws(DefaultsFailure) -> PropertyListValue {
+    package static func document(_ bytes: [UInt8], source: String) throws(DefaultsFailure) -> PropertyListValue {
         if bytes.starts(with: Array("bplist".utf8)) {
             do throws(PropertyListError) {
                 return try BinaryPropertyListDecoder().decode(bytes)

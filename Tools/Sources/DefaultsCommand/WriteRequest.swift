@@ -1,4 +1,4 @@
-public import PropertyList
+package import PropertyList
 
 /// What `defaults write domain key ...` asks for, parsed from the words after the key.
 ///
@@ -7,7 +7,7 @@ public import PropertyList
 /// `-bool`/`-boolean`, `-date`, `-array`/`-array-add` and elements, `-dict`/`-dict-add`
 /// and key-value pairs. Elements and dictionary values are untyped text or a type flag
 /// and its value (`-array -int 1 two '(3)'`).
-public enum WriteRequest: Sendable, Hashable {
+package enum WriteRequest: Sendable, Hashable {
     /// Store this value under the key.
     case set(PropertyListValue)
     /// Append these elements to the key's array (creating it).
@@ -16,11 +16,11 @@ public enum WriteRequest: Sendable, Hashable {
     case dictAdd([String: PropertyListValue])
 
     /// The usage of `write`, for hints.
-    public static let usage = "Usage: defaults write DOMAIN KEY [-string|-data|-int|-float|-bool|-date] VALUE, "
+    package static let usage = "Usage: defaults write DOMAIN KEY [-string|-data|-int|-float|-bool|-date] VALUE, "
         + "defaults write DOMAIN KEY -array|-array-add|-dict|-dict-add VALUE..., or defaults write DOMAIN 'PLIST'"
 
     /// Parses the words after the key.
-    public init(parsing words: [String]) throws(DefaultsFailure) {
+    package init(parsing words: [String]) throws(DefaultsFailure) {
         guard let first = words.first else {
             throw DefaultsFailure("write needs a value after the key", usage: Self.usage)
         }
@@ -98,7 +98,7 @@ public enum WriteRequest: Sendable, Hashable {
 
     /// True for a scalar type flag (`-string`, `-int`, `-bool`...): a value the user typed
     /// explicitly, which a schema's declared type must not reinterpret.
-    public static func isScalarTypeFlag(_ word: String) -> Bool {
+    package static func isScalarTypeFlag(_ word: String) -> Bool {
         ScalarType(flag: word) != nil
     }
 

@@ -25,7 +25,7 @@ extension EtcdClient {
     ///
     /// Responses are buffered without limit while the consumer is busy; etcd sends each
     /// change once, so a consumer that falls behind holds them in memory rather than lose them.
-    public func watch(prefix: [UInt8], fromRevision: Int64) -> AsyncThrowingStream<EtcdWatchResponse, any Error> {
+    package func watch(prefix: [UInt8], fromRevision: Int64) -> AsyncThrowingStream<EtcdWatchResponse, any Error> {
         let (stream, continuation) = AsyncThrowingStream<EtcdWatchResponse, any Error>.makeStream()
         let task = Task {
             do {

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-public import Logging
+package import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -26,7 +26,7 @@ import Synchronization
 ///
 /// Call ``shutdown()`` before the last reference goes: the HTTP client's connections are
 /// closed there (AsyncHTTPClient traps on a client that was never shut down).
-public final class EtcdClient: Sendable {
+package final class EtcdClient: Sendable {
     let configuration: EtcdConfiguration
     let logger: Logger
     private let httpClient: HTTPClient
@@ -52,7 +52,7 @@ public final class EtcdClient: Sendable {
     /// - Throws: ``EtcdError/malformed(_:)`` for no endpoints or one that is not an `http` or
     ///   `https` URL, and NIOSSL's error when a TLS file cannot be read or parsed: files are
     ///   read here, so a bad path fails at startup, not on the first request.
-    public init(configuration: EtcdConfiguration, logger: Logger) throws {
+    package init(configuration: EtcdConfiguration, logger: Logger) throws {
         guard !configuration.endpoints.isEmpty else { throw EtcdError.malformed("no etcd endpoints configured") }
         var configuration = configuration
         configuration.endpoints = try configuration.endpoints.map { endpoint in
@@ -93,7 +93,7 @@ public final class EtcdClient: Sendable {
 
     /// Closes the connections; the client serves no request afterwards. Watches still open
     /// end with an error.
-    public func shutdown() async throws {
+    package func shutdown() async throws {
         try await httpClient.shutdown()
     }
 
@@ -103,7 +103,7 @@ public final class EtcdClient: Sendable {
     /// never older than a write that finished before the call).
     ///
     /// - Returns: The keys in key order, and the revision they were read at.
-    public func range(prefix: [UInt8]) async throws -> EtcdRange {
+    package func range(prefix: [UInt8]) async throws -> EtcdRange {
         // etcd takes no empty key; "\0" to "\0" is its way of saying every key.
         let request = Gateway.RangeRequest(
             key: Gateway.base64(prefix.isEmpty ? [0] : prefix), rangeEnd: Gateway.base64(Gateway.rangeEnd(ofPrefix: prefix)))
@@ -113,7 +113,7 @@ public final class EtcdClient: Sendable {
     }
 
     /// Reads one key, linearizably; nil when it does not exist.
-    public func get(key: [UInt8]) async throws -> EtcdKeyValue? {
+    package func get(key: [UInt8]) async throws -> EtcdKeyValue? {
         let request = Gateway.RangeRequest(key: Gateway.base64(key), rangeEnd: nil)
         let response = try await unary("/v3/kv/range", request, as: Gateway.RangeResponse.self)
         return try response.kvs?.first?.decoded()
@@ -123,7 +123,7 @@ public final class EtcdClient: Sendable {
     ///
     /// - Returns: The revision of the put.
     @discardableResult
-    public func put(key: [UInt8], value: [UInt8]) async throws -> Int64 {
+    package func put(key: [UInt8], value: [UInt8]) async throws -> Int64 {
         let request = Gateway.PutRequest(key: Gateway.base64(key), value: Gateway.base64(value))
         return try await unary("/v3/kv/put", request, as: Gateway.HeaderResponse.self).header?.revision ?? 0
     }
@@ -133,14 +133,14 @@ public final class EtcdClient: Sendable {
     /// - Returns: The revision after the call: the delete's own when the key existed, the
     ///   unchanged current one when it did not.
     @discardableResult
-    public func delete(key: [UInt8]) async throws -> Int64 {
+    package func delete(key: [UInt8]) async throws -> Int64 {
         let request = Gateway.DeleteRangeRequest(key: Gateway.base64(key))
         return try await unary("/v3/kv/deleterange", request, as: Gateway.HeaderResponse.self).header?.revision ?? 0
     }
 
     /// Discards the history before `revision`, waiting until it is physically gone: a watch
     /// from an earlier revision then fails with ``EtcdError/compacted(compactRevision:)``.
-    public func compact(revision: Int64) async throws {
+    package func compact(revision: Int64) async throws {
         let request = Gateway.CompactionRequest(revision: String(revision), physical: true)
         _ = try await unary("/v3/kv/compaction", request, as: Gateway.HeaderResponse.self)
     }

@@ -1,20 +1,20 @@
 /// Where an ``EtcdClient`` finds etcd and how it proves who it is.
-public struct EtcdConfiguration: Sendable {
+package struct EtcdConfiguration: Sendable {
     /// The members' client URLs, such as `http://127.0.0.1:2379` or `https://etcd-1:2379`.
     ///
     /// Each request tries them in turn, starting with the last one that answered, so a
     /// client stays on one member until it fails and then moves to the next.
-    public var endpoints: [String]
+    package var endpoints: [String]
     /// The CA and client certificate for `https` endpoints; nil trusts the system's CAs and
     /// presents no certificate.
-    public var tls: EtcdTLS?
+    package var tls: EtcdTLS?
     /// A user and password for etcd's authentication; nil when etcd has it off (or accepts
     /// the client certificate's common name as the user).
-    public var credentials: EtcdCredentials?
+    package var credentials: EtcdCredentials?
     /// How long a unary request (range, put, delete, compact, authenticate), or the creation
     /// of a watch, may take on one endpoint before the next is tried. A created watch has no
     /// limit: it lasts as long as the caller consumes it.
-    public var requestTimeout: Duration
+    package var requestTimeout: Duration
 
     /// Creates a configuration.
     ///
@@ -23,7 +23,7 @@ public struct EtcdConfiguration: Sendable {
     ///   - tls: The CA and client certificate for `https` endpoints.
     ///   - credentials: A user and password when etcd has authentication on.
     ///   - requestTimeout: The limit of a unary request on one endpoint (5 seconds unless given).
-    public init(
+    package init(
         endpoints: [String], tls: EtcdTLS? = nil, credentials: EtcdCredentials? = nil, requestTimeout: Duration = .seconds(5)
     ) {
         self.endpoints = endpoints

@@ -1,5 +1,5 @@
 /// Why an ``EtcdClient`` request failed.
-public enum EtcdError: Error, CustomStringConvertible {
+package enum EtcdError: Error, CustomStringConvertible {
     /// The revision a watch was to start from is gone: etcd compacted the history up to
     /// `compactRevision`. Read the keys again (a range) and watch from its revision + 1.
     case compacted(compactRevision: Int64)
@@ -13,7 +13,7 @@ public enum EtcdError: Error, CustomStringConvertible {
     case malformed(String)
 
     /// A sentence saying what failed.
-    public var description: String {
+    package var description: String {
         switch self {
         case .compacted(let revision): "etcd compacted its history up to revision \(revision)"
         case .unavailable(let failures): "etcd is unavailable: \(failures)"

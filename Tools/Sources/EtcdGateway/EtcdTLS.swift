@@ -1,12 +1,12 @@
 /// The TLS files of an ``EtcdClient``: PEM files read once, when the client is created.
-public struct EtcdTLS: Sendable {
+package struct EtcdTLS: Sendable {
     /// The CA certificates that sign the members' certificates; nil trusts the system's CAs.
-    public var caFile: String?
+    package var caFile: String?
     /// The client certificate (chain) to present, for etcd's `--client-cert-auth`; nil
     /// presents none.
-    public var certificateFile: String?
+    package var certificateFile: String?
     /// The private key of ``certificateFile``.
-    public var keyFile: String?
+    package var keyFile: String?
 
     /// Creates the TLS settings from file paths.
     ///
@@ -14,7 +14,7 @@ public struct EtcdTLS: Sendable {
     ///   - caFile: The CA certificates to trust in place of the system's.
     ///   - certificateFile: The client certificate to present.
     ///   - keyFile: Its private key.
-    public init(caFile: String? = nil, certificateFile: String? = nil, keyFile: String? = nil) {
+    package init(caFile: String? = nil, certificateFile: String? = nil, keyFile: String? = nil) {
         self.caFile = caFile
         self.certificateFile = certificateFile
         self.keyFile = keyFile

@@ -1,5 +1,5 @@
-public import Logging
-public import Preferences
+package import Logging
+package import Preferences
 
 /// Follows fleet policy from a ``FleetPolicySource`` and keeps this machine's managed layer
 /// equal to it: the loop of `preferences-fleet`.
@@ -17,9 +17,9 @@ public import Preferences
 /// - A value that cannot be used is refused with a warning and the key keeps its previous
 ///   value (``FleetRefusal``); a domain file that cannot be written is logged and written
 ///   again after the next change.
-public struct FleetFollower: Sendable {
+package struct FleetFollower: Sendable {
     /// What happened, for the caller to report (to systemd, say).
-    public enum Event: Sendable {
+    package enum Event: Sendable {
         /// The whole prefix was read and applied, at this revision.
         case synchronized(revision: Int64)
         /// The changes of one revision were applied to these domains' files.
@@ -29,20 +29,20 @@ public struct FleetFollower: Sendable {
     }
 
     /// Where the policy comes from.
-    public let source: any FleetPolicySource
+    package let source: any FleetPolicySource
     /// The merge, with the prefix, this machine's groups and host name.
-    public let initialPolicy: FleetPolicy
+    package let initialPolicy: FleetPolicy
     /// Where the managed files are written.
-    public let files: PreferenceFiles
+    package let files: PreferenceFiles
     /// Where refusals, losses and resynchronisations are logged.
-    public let logger: Logger
+    package let logger: Logger
     /// The first wait after a lost source; doubled up to ``maximumRetryDelay``.
-    public var firstRetryDelay: Duration = .milliseconds(100)
+    package var firstRetryDelay: Duration = .milliseconds(100)
     /// The longest wait between attempts.
-    public var maximumRetryDelay: Duration = .seconds(5)
+    package var maximumRetryDelay: Duration = .seconds(5)
 
     /// Creates a follower.
-    public init(source: any FleetPolicySource, policy: FleetPolicy, files: PreferenceFiles, logger: Logger) {
+    package init(source: any FleetPolicySource, policy: FleetPolicy, files: PreferenceFiles, logger: Logger) {
         self.source = source
         self.initialPolicy = policy
         self.files = files
@@ -50,7 +50,7 @@ public struct FleetFollower: Sendable {
     }
 
     /// Follows the source until the task is cancelled, telling `report` what happens.
-    public func run(report: @Sendable (Event) -> Void = { _ in }) async {
+    package func run(report: @Sendable (Event) -> Void = { _ in }) async {
         var state = State(policy: initialPolicy)
         var delay = firstRetryDelay
         while !Task.isCancelled {
@@ -199,7 +199,7 @@ public struct FleetFollower: Sendable {
 
 /// The journald message ids of the fleet service's entries, so `journalctl MESSAGE_ID=…`
 /// finds every one of a kind.
-public enum FleetLogEvent: String, Sendable, CaseIterable {
+package enum FleetLogEvent: String, Sendable, CaseIterable {
     /// An etcd value was refused; the key keeps its previous value (warning).
     case refused
     /// The whole prefix was read and applied (info).
@@ -214,7 +214,7 @@ public enum FleetLogEvent: String, Sendable, CaseIterable {
     case writeFailed
 
     /// The 128-bit id, as journald writes it.
-    public var messageID: String {
+    package var messageID: String {
         switch self {
         case .refused: "44fc78e75135406c9cdcee020d6f214d"
         case .synchronized: "996fcbf770314a8f8e95af2e45733dd5"

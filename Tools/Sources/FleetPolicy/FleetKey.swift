@@ -1,8 +1,8 @@
-public import Preferences
+package import Preferences
 
 /// Where a fleet policy key applies, and so how strongly: a host's policy beats its groups',
 /// which beat the fleet's.
-public enum FleetScope: Sendable, Hashable, CustomStringConvertible {
+package enum FleetScope: Sendable, Hashable, CustomStringConvertible {
     /// Every machine: `<prefix>fleet/<domain>`.
     case fleet
     /// Machines in a host group: `<prefix>groups/<group>/<domain>`.
@@ -11,7 +11,7 @@ public enum FleetScope: Sendable, Hashable, CustomStringConvertible {
     case host(String)
 
     /// The scope as the key layout spells it.
-    public var description: String {
+    package var description: String {
         switch self {
         case .fleet: "fleet"
         case .group(let name): "groups/\(name)"
@@ -23,14 +23,14 @@ public enum FleetScope: Sendable, Hashable, CustomStringConvertible {
 /// One etcd key of the fleet layout: the scope it applies to and the domain whose managed
 /// file it feeds. A domain's policy at one scope is one key holding a property list, so one
 /// put is one atomic change of that domain's policy.
-public struct FleetKey: Sendable, Hashable, CustomStringConvertible {
+package struct FleetKey: Sendable, Hashable, CustomStringConvertible {
     /// Where the key applies.
-    public let scope: FleetScope
+    package let scope: FleetScope
     /// The domain it sets policy for, checked as every domain name is.
-    public let domain: DomainName
+    package let domain: DomainName
 
     /// Makes a key.
-    public init(scope: FleetScope, domain: DomainName) {
+    package init(scope: FleetScope, domain: DomainName) {
         self.scope = scope
         self.domain = domain
     }
@@ -40,7 +40,7 @@ public struct FleetKey: Sendable, Hashable, CustomStringConvertible {
     /// - Returns: nil for a key outside the prefix.
     /// - Throws: ``FleetKeyError`` for a key under the prefix that the layout does not know, or
     ///   whose domain is not a valid domain name: such a key is refused, never written.
-    public init?(etcdKey: String, prefix: String) throws(FleetKeyError) {
+    package init?(etcdKey: String, prefix: String) throws(FleetKeyError) {
         guard etcdKey.hasPrefix(prefix) else { return nil }
         let parts = etcdKey.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let scope: FleetScope
@@ -66,16 +66,16 @@ public struct FleetKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The key's path below the prefix, as the layout spells it.
-    public var description: String { "\(scope)/\(domain)" }
+    package var description: String { "\(scope)/\(domain)" }
 }
 
 /// An etcd key under the fleet prefix that cannot be used, and why.
-public struct FleetKeyError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct FleetKeyError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The etcd key.
-    public let key: String
+    package let key: String
     /// What is wrong with it.
-    public let reason: String
+    package let reason: String
 
     /// The key and the reason, for a log message.
-    public var description: String { "\(key): \(reason)" }
+    package var description: String { "\(key): \(reason)" }
 }

@@ -1,5 +1,5 @@
 import Foundation
-public import Preferences
+package import Preferences
 
 /// The policy a fleet sets for one machine: what follows the etcd keys of the layout
 /// (``FleetKey``) and merges them into each domain's managed values.
@@ -13,33 +13,33 @@ public import Preferences
 /// (none, for a new key), so a bad put never takes policy away. Keys for other groups and
 /// hosts are passed over without being decoded or kept: a machine holds its own policy, not
 /// the fleet's.
-public struct FleetPolicy: Sendable {
+package struct FleetPolicy: Sendable {
     /// One accepted etcd value.
-    public struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// The values it sets.
-        public let values: [String: PropertyListValue]
+        package let values: [String: PropertyListValue]
         /// The etcd revision that last changed it (its `mod_revision`).
-        public let revision: Int64
+        package let revision: Int64
     }
 
     /// The etcd prefix of the layout, ending with `/`.
-    public let prefix: String
+    package let prefix: String
     /// This machine's host groups, weakest first.
-    public let groups: [String]
+    package let groups: [String]
     /// This machine's host name.
-    public let hostname: String
+    package let hostname: String
     /// The most bytes an etcd value may hold: the managed file it becomes is read within the
     /// same limit as any domain file.
-    public let sizeLimit: Int
+    package let sizeLimit: Int
 
     /// The accepted value of each etcd key of the layout.
-    public private(set) var entries: [FleetKey: Entry] = [:]
+    package private(set) var entries: [FleetKey: Entry] = [:]
 
     /// A policy with nothing accepted yet.
     ///
     /// - Parameter prefix: The etcd prefix; a `/` is added if it does not end with one.
     /// - Parameter sizeLimit: The domain size limit, 1 MiB by default as for domain files.
-    public init(prefix: String = "/preferences/", groups: [String] = [], hostname: String, sizeLimit: Int = 1 << 20) {
+    package init(prefix: String = "/preferences/", groups: [String] = [], hostname: String, sizeLimit: Int = 1 << 20) {
         self.prefix = prefix.hasSuffix("/") ? prefix : prefix + "/"
         self.groups = groups
         self.hostname = hostname
@@ -53,7 +53,7 @@ public struct FleetPolicy: Sendable {
     /// - Throws: ``FleetRefusal`` when the key or value cannot be used; the key then keeps
     ///   the value last accepted for it.
     @discardableResult
-    public mutating func put(key: String, value: [UInt8], revision: Int64) throws(FleetRefusal) -> DomainName? {
+    package mutating func put(key: String, value: [UInt8], revision: Int64) throws(FleetRefusal) -> DomainName? {
         let fleetKey: FleetKey
         do {
             guard let parsed = try FleetKey(etcdKey: key, prefix: prefix) else { return nil }
@@ -88,7 +88,7 @@ public struct FleetPolicy: Sendable {
     /// - Returns: The domain whose policy the delete may change, nil for a key outside the
     ///   layout or another machine's.
     @discardableResult
-    public mutating func delete(key: String) -> DomainName? {
+    package mutating func delete(key: String) -> DomainName? {
         guard let fleetKey = try? FleetKey(etcdKey: key, prefix: prefix), appliesHere(fleetKey.scope) else { return nil }
         return entries.removeValue(forKey: fleetKey) == nil ? nil : fleetKey.domain
     }
@@ -98,7 +98,7 @@ public struct FleetPolicy: Sendable {
     /// a refused value keeps the key's previous value, as a refused put does.
     ///
     /// - Returns: The values refused.
-    public mutating func resynchronize(with values: [(key: String, value: [UInt8], revision: Int64)]) -> [FleetRefusal] {
+    package mutating func resynchronize(with values: [(key: String, value: [UInt8], revision: Int64)]) -> [FleetRefusal] {
         var refusals: [FleetRefusal] = []
         var kept: [FleetKey: Entry] = [:]
         for (key, value, revision) in values {
@@ -116,7 +116,7 @@ public struct FleetPolicy: Sendable {
     }
 
     /// The scopes that apply to this machine, weakest first.
-    public var applicableScopes: [FleetScope] {
+    package var applicableScopes: [FleetScope] {
         [.fleet] + groups.map(FleetScope.group) + [.host(hostname)]
     }
 
@@ -130,7 +130,7 @@ public struct FleetPolicy: Sendable {
     }
 
     /// The managed values of `domain` on this machine, nil if no applicable key holds any.
-    public func managedValues(of domain: DomainName) -> [String: PropertyListValue]? {
+    package func managedValues(of domain: DomainName) -> [String: PropertyListValue]? {
         var merged: [String: PropertyListValue]?
         for scope in applicableScopes {
             guard let entry = entries[FleetKey(scope: scope, domain: domain)] else { continue }
@@ -141,7 +141,7 @@ public struct FleetPolicy: Sendable {
 
     /// The etcd key and revision each managed key of `domain` comes from on this machine (the
     /// strongest scope that sets it), as ``managedValues(of:)`` merges them.
-    public func keySources(of domain: DomainName) -> [String: (key: String, revision: Int64)] {
+    package func keySources(of domain: DomainName) -> [String: (key: String, revision: Int64)] {
         var sources: [String: (key: String, revision: Int64)] = [:]
         for scope in applicableScopes {
             guard let entry = entries[FleetKey(scope: scope, domain: domain)] else { continue }
@@ -152,28 +152,28 @@ public struct FleetPolicy: Sendable {
 
     /// The etcd keys that feed `domain` on this machine and their revisions, weakest first:
     /// what `defaults explain` names as the source.
-    public func sources(of domain: DomainName) -> [(key: String, revision: Int64)] {
+    package func sources(of domain: DomainName) -> [(key: String, revision: Int64)] {
         applicableScopes.compactMap { scope in
             entries[FleetKey(scope: scope, domain: domain)].map { (prefix + "\(scope)/\(domain)", $0.revision) }
         }
     }
 
     /// Every domain some applicable key sets policy for (only such keys are kept).
-    public var managedDomains: Set<DomainName> {
+    package var managedDomains: Set<DomainName> {
         Set(entries.keys.map(\.domain))
     }
 }
 
 /// An etcd value the fleet policy refused, and why: logged as a warning, with the previous
 /// policy kept.
-public struct FleetRefusal: Error, Sendable, Hashable, CustomStringConvertible {
+package struct FleetRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     /// The etcd key.
-    public let key: String
+    package let key: String
     /// The revision of the refused put.
-    public let revision: Int64
+    package let revision: Int64
     /// What is wrong.
-    public let reason: String
+    package let reason: String
 
     /// The key, revision and reason, for a log message.
-    public var description: String { "\(key) at revision \(revision): \(reason); the previous policy is kept" }
+    package var description: String { "\(key) at revision \(revision): \(reason); the previous policy is kept" }
 }

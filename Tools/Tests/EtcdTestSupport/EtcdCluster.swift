@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import Glibc
 import TestSupport
 
@@ -19,10 +19,10 @@ import TestSupport
 /// processes, the root password, whether it was shut down) is read and written only with
 /// `lock` held, and nothing blocks while holding it but signalling and reaping a member.
 /// `etcdctl` runs outside the lock on a copy of what it needs.
-public final class EtcdCluster: @unchecked Sendable {
+package final class EtcdCluster: @unchecked Sendable {
     /// Why etcd tests cannot run here, naming the missing programs, or nil when they can;
     /// for `.enabled(if: EtcdCluster.unavailableReason == nil)`.
-    public static var unavailableReason: String? {
+    package static var unavailableReason: String? {
         var missing: [String] = []
         if etcdPath == nil { missing.append("etcd") }
         if etcdctlPath == nil { missing.append("etcdctl") }
@@ -31,16 +31,16 @@ public final class EtcdCluster: @unchecked Sendable {
     }
 
     /// The members' client URLs, in member order: `http://127.0.0.1:PORT`, or `https://` with TLS.
-    public var clientURLs: [String] { members.map(\.clientURL) }
+    package var clientURLs: [String] { members.map(\.clientURL) }
 
     /// ``clientURLs`` joined by commas, as etcdctl's `--endpoints` and most clients take them.
-    public var endpoints: String { clientURLs.joined(separator: ",") }
+    package var endpoints: String { clientURLs.joined(separator: ",") }
 
     /// The TLS files the members and ``etcdctl(_:input:)`` use, or nil for plain HTTP.
-    public let tls: EtcdTLSFiles?
+    package let tls: EtcdTLSFiles?
 
     /// The temporary directory holding the data directories and logs.
-    public let directory: URL
+    package let directory: URL
 
     private struct Member {
         var name: String
@@ -69,7 +69,7 @@ public final class EtcdCluster: @unchecked Sendable {
     ///   - tls: Serve clients over HTTPS with these files and require a client certificate
     ///     signed by their CA (peers still talk plain HTTP).
     ///   - arguments: More `etcd` flags for every member (such as `--auth-token-ttl 2`).
-    public init(members count: Int = 3, tls: EtcdTLSFiles? = nil, arguments: [String] = []) throws {
+    package init(members count: Int = 3, tls: EtcdTLSFiles? = nil, arguments: [String] = []) throws {
         precondition(count >= 1, "an etcd cluster needs a member")
         guard let etcd = Self.etcdPath, Self.etcdctlPath != nil else {
             throw EtcdClusterError(Self.unavailableReason ?? "etcd is missing")
@@ -133,7 +133,7 @@ public final class EtcdCluster: @unchecked Sendable {
     /// ``init(members:tls:arguments:)`` on a thread of its own: starting etcd blocks for a
     /// second or more, which an async test should not spend on one of the few threads of
     /// Swift's cooperative pool (two on a two-core machine, shared by every running test).
-    public static func start(members count: Int = 3, tls: EtcdTLSFiles? = nil, arguments: [String] = []) async throws
+    package static func start(members count: Int = 3, tls: EtcdTLSFiles? = nil, arguments: [String] = []) async throws
         -> EtcdCluster
     {
         try await withCheckedThrowingContinuation { continuation in
@@ -149,7 +149,7 @@ public final class EtcdCluster: @unchecked Sendable {
 
     /// Stops every member (SIGTERM, then SIGKILL after 5 s) and removes the temporary directory.
     /// Calling it again does nothing.
-    public func shutdown() {
+    package func shutdown() {
         let running: [Process?] = lock.withLock {
             if isShutDown { return [] }
             isShutDown = true
@@ -171,13 +171,13 @@ public final class EtcdCluster: @unchecked Sendable {
     // MARK: Members
 
     /// Whether member `member` (an index into ``clientURLs``) is running.
-    public func isRunning(member: Int) -> Bool {
+    package func isRunning(member: Int) -> Bool {
         lock.withLock { processes[member]?.isRunning ?? false }
     }
 
     /// Kills member `member` with SIGKILL, as a crash or power loss would, and waits until it
     /// has exited. Its data directory stays for ``restart(member:)``.
-    public func kill(member: Int) {
+    package func kill(member: Int) {
         let process = lock.withLock {
             defer { processes[member] = nil }
             return processes[member]
@@ -187,7 +187,7 @@ public final class EtcdCluster: @unchecked Sendable {
 
     /// Starts member `member` again on its data directory, ports and flags (joining the
     /// existing cluster), and waits (up to 30 s) until it answers and agrees on the leader.
-    public func restart(member: Int) throws {
+    package func restart(member: Int) throws {
         guard let etcd = Self.etcdPath else { throw EtcdClusterError("etcd is missing") }
         let old = lock.withLock {
             defer { processes[member] = nil }
@@ -207,7 +207,7 @@ public final class EtcdCluster: @unchecked Sendable {
 
     /// The index of the current leader. Throws unless every running member answers
     /// `etcdctl endpoint status` and all name the same leader, which is one of them.
-    public func leader() throws -> Int {
+    package func leader() throws -> Int {
         let live = liveMembers()
         guard !live.isEmpty else { throw EtcdClusterError("no member is running") }
         let output = try etcdctl(["endpoint", "status", "-w", "json"], input: nil, members: live)
@@ -231,7 +231,7 @@ public final class EtcdCluster: @unchecked Sendable {
 
     /// Waits until ``leader()`` answers, polling, and returns it; throws its last error when
     /// `within` has passed.
-    public func waitForLeader(within timeout: Duration) throws -> Int {
+    package func waitForLeader(within timeout: Duration) throws -> Int {
         let deadline = ContinuousClock.now + timeout
         while true {
             do {
@@ -257,7 +257,7 @@ public final class EtcdCluster: @unchecked Sendable {
     /// - Returns: Standard output.
     /// - Throws: ``EtcdClusterError`` with standard output and error when etcdctl fails.
     @discardableResult
-    public func etcdctl(_ arguments: [String], input: Data? = nil) throws -> String {
+    package func etcdctl(_ arguments: [String], input: Data? = nil) throws -> String {
         try etcdctl(arguments, input: input, members: nil)
     }
 
@@ -289,7 +289,7 @@ public final class EtcdCluster: @unchecked Sendable {
     /// Puts `value` under `key` (the value through standard input, so any bytes survive) and
     /// returns the revision of the put.
     @discardableResult
-    public func put(_ key: String, _ value: Data) throws -> Int64 {
+    package func put(_ key: String, _ value: Data) throws -> Int64 {
         // etcdctl reads the value from standard input only when there is some: an empty one
         // goes as an argument.
         if value.isEmpty { return try revision(of: etcdctl(["put", "-w", "json", "--", key, ""])) }
@@ -299,25 +299,25 @@ public final class EtcdCluster: @unchecked Sendable {
     /// Deletes `key` and returns the cluster's revision afterwards (the delete's own revision
     /// when the key existed).
     @discardableResult
-    public func delete(_ key: String) throws -> Int64 {
+    package func delete(_ key: String) throws -> Int64 {
         try revision(of: etcdctl(["del", "-w", "json", "--", key]))
     }
 
     /// The cluster's current revision.
-    public func currentRevision() throws -> Int64 {
+    package func currentRevision() throws -> Int64 {
         // A linearizable read of a key no test uses: its header carries the revision.
         try revision(of: etcdctl(["get", "-w", "json", "--", "swift-preferences-tests/revision-probe"]))
     }
 
     /// Compacts the history up to `revision` and waits until the old revisions are gone, so
     /// a watch from before it is refused at once.
-    public func compact(_ revision: Int64) throws {
+    package func compact(_ revision: Int64) throws {
         try etcdctl(["compaction", "--physical", String(revision)])
     }
 
     /// Turns on etcd authentication: adds `root` with `rootPassword` and the root role, then
     /// enables it. Later ``etcdctl(_:input:)`` calls run as root.
-    public func enableAuthentication(rootPassword password: String) throws {
+    package func enableAuthentication(rootPassword password: String) throws {
         try etcdctl(["user", "add", "root", "--new-user-password", password])
         try etcdctl(["user", "grant-role", "root", "root"])
         try etcdctl(["auth", "enable"])
@@ -326,7 +326,7 @@ public final class EtcdCluster: @unchecked Sendable {
 
     /// Adds user `name` with `password`; with `readPrefix`, a role `name-reader` that may read
     /// (range and watch) every key with that prefix, granted to the user.
-    public func addUser(_ name: String, password: String, readPrefix: String? = nil) throws {
+    package func addUser(_ name: String, password: String, readPrefix: String? = nil) throws {
         try etcdctl(["user", "add", name, "--new-user-password", password])
         if let readPrefix {
             try etcdctl(["role", "add", "\(name)-reader"])
@@ -337,7 +337,7 @@ public final class EtcdCluster: @unchecked Sendable {
 
     /// Makes etcd forget every authentication token it gave out (`auth disable`, then
     /// `auth enable`), as a token expiring would: a client must authenticate again.
-    public func invalidateAuthenticationTokens() throws {
+    package func invalidateAuthenticationTokens() throws {
         try etcdctl(["auth", "disable"])
         try etcdctl(["auth", "enable"])
     }
@@ -493,33 +493,33 @@ private final class LockedData: @unchecked Sendable {
 
 /// A failure of ``EtcdCluster``: etcd did not start, or etcdctl failed; the message says which
 /// and quotes its output.
-public struct EtcdClusterError: Error, CustomStringConvertible {
+package struct EtcdClusterError: Error, CustomStringConvertible {
     /// What failed.
-    public var description: String
+    package var description: String
 
     init(_ description: String) { self.description = description }
 }
 
 /// The certificates and keys of a TLS-secured test cluster: a CA, a server certificate for
 /// 127.0.0.1 and localhost, and a client certificate, all PEM files signed by the CA.
-public struct EtcdTLSFiles: Sendable {
+package struct EtcdTLSFiles: Sendable {
     /// The CA certificate both sides trust.
-    public var caFile: String
+    package var caFile: String
     /// The members' certificate (subjectAltName IP:127.0.0.1, DNS:localhost; server and client
     /// use, since etcd's gateway dials its own gRPC port with it).
-    public var serverCertificateFile: String
+    package var serverCertificateFile: String
     /// The members' private key.
-    public var serverKeyFile: String
+    package var serverKeyFile: String
     /// A client certificate (CN `client`) that the members accept.
-    public var clientCertificateFile: String
+    package var clientCertificateFile: String
     /// The client certificate's private key.
-    public var clientKeyFile: String
+    package var clientKeyFile: String
 
     /// Creates the files with the `openssl` command: EC P-256 keys, valid for three days.
     ///
     /// - Parameter directory: An existing directory; the files are `ca.pem`, `server.pem`,
     ///   `server-key.pem`, `client.pem`, `client-key.pem` (and the CA's key).
-    public static func generate(in directory: String) throws -> EtcdTLSFiles {
+    package static func generate(in directory: String) throws -> EtcdTLSFiles {
         let standard = FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") ? "/usr/bin/openssl" : nil
         guard let openssl = standard ?? installedProgram("openssl") else { throw EtcdClusterError("needs the openssl command (Debian's openssl package)") }
         func run(_ arguments: [String]) throws {
