@@ -1,82 +1,76 @@
 #!/usr/bin/env bash
-# Builds the DocC catalogs of PropertyList, DeclaredSettings and Preferences with warnings
-# as errors (a broken symbol link, an undocumented parameter, a missing article), then
-# fails if any public symbol is in no topic group written by hand: DocC itself only files
-# such a symbol under a generated group ("Instance Methods") and says nothing. So the
-# documentation cannot rot quietly: a renamed symbol breaks a link, a new one must be
-# curated. Exits non-zero on the first catalog that fails.
+# Builds the DocC catalog of every library product (PropertyList, DeclaredSettings,
+# Preferences, JournaldLogging, PreferencesService, PreferencesConfiguration) with warnings as
+# errors (a broken symbol link, an undocumented parameter, a missing article), then fails if any
+# public symbol is in no topic group written by hand: DocC itself only files such a symbol
+# under a generated group ("Instance Methods") and says nothing. So the documentation cannot
+# rot quietly: a renamed symbol breaks a link, a new one must be curated. Exits non-zero on the
+# first catalog that fails.
 #
-#   bash Tests/Scripts/docs.sh [--scratch-path PATH]      (default .build-docs)
+#   bash Tests/Scripts/docs.sh [--scratch-path PATH]   (the tools package's build directory,
+#                                                      default Tools/.build)
 #
 # Preview one catalog in a browser (http://localhost:8080/documentation/preferences):
 #   bash Tests/Scripts/docs.sh --preview Preferences
 #
-# Preferences is built apart from the plugin. Four of its public types (`PreferencesError`,
-# `DomainGeneration`, `DomainRecovery`, `CommitOrigin`) are declared in the file layer's module,
-# DomainStorage, and re-exported; swift-docc-plugin extracts a module's symbols without those
-# of modules it re-exports (swiftlang/swift-docc-plugin#113), so its archive would lack them and
-# every link to them. The compiler's extractor takes them when told which re-exported module to
-# include (`-experimental-allowed-reexported-modules`); this script runs it and `docc` itself.
+# The symbols come from the compiler's extractor over the tools package's debug build, which
+# builds every library module with both of the library's traits on (so PreferencesService's
+# and PreferencesConfiguration's trait-gated API is there), and `docc` turns each catalog and
+# its symbols into an archive. swift-docc-plugin is not used: it cannot turn traits on, and it
+# leaves out the symbols of re-exported modules (swiftlang/swift-docc-plugin#113), which is how
+# four of Preferences' public types reach it (declared in DomainStorage); the extractor takes
+# them when told which re-exported module to include (`-experimental-allowed-reexported-modules`).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
-scratch=.build-docs
+scratch=Tools/.build
 preview=""
 case ${1:-} in
     --scratch-path) scratch=$2 ;;
     --preview) preview=$2 ;;
 esac
 output="$scratch/documentation"
+graphs="$scratch/symbol-graphs"
 mkdir -p "$output"
 
-targets=(PropertyList DeclaredSettings Preferences)
+targets=(PropertyList DeclaredSettings Preferences JournaldLogging PreferencesService PreferencesConfiguration)
 
-# Writes the symbol graphs of Preferences, with DomainStorage's public types as its own, to $1.
-extract_preferences_symbols() {
-    local graphs=$1
-    swift build --scratch-path "$scratch" --target Preferences >/dev/null
-    local bin
-    bin=$(swift build --scratch-path "$scratch" --show-bin-path)
-    rm -rf "$graphs" && mkdir -p "$graphs"
-    # The C modules Preferences' dependencies import: SwiftPM's map of CLinux, the system
-    # library CSystemd, swift-system's CSystem.
-    swift-symbolgraph-extract -module-name Preferences -target "$(uname -m)-unknown-linux-gnu" \
-        -I "$bin/Modules" \
-        -Xcc -fmodule-map-file="$bin/CLinux.build/module.modulemap" \
-        -Xcc -fmodule-map-file=Sources/CSystemd/module.modulemap \
-        -Xcc -fmodule-map-file="$scratch/checkouts/swift-system/Sources/CSystem/include/module.modulemap" \
+swift build --package-path Tools --scratch-path "$scratch" >/dev/null
+bin=$(swift build --package-path Tools --scratch-path "$scratch" --show-bin-path)
+# Every C module a library module may import: the maps SwiftPM generates for C targets (one
+# level down; deeper ones belong to Swift modules), the checked-out packages' and our own.
+module_maps=()
+while IFS= read -r map; do
+    module_maps+=(-Xcc "-fmodule-map-file=$map")
+done < <({ find "$bin" -maxdepth 2 -name module.modulemap; find "$scratch/checkouts" Sources -name module.modulemap; } 2>/dev/null | sort)
+
+# Writes the symbol graphs of module $1 to $graphs/$1.
+extract_symbols() {
+    local module=$1 reexported=""
+    # Preferences re-exports DomainStorage's four public types as its own.
+    [[ $module == Preferences ]] && reexported=-experimental-allowed-reexported-modules=DomainStorage
+    rm -rf "${graphs:?}/$module" && mkdir -p "$graphs/$module"
+    # Synthesized symbols (an Equatable's `!=`, a RawRepresentable's `hashValue`) are the
+    # standard library's, documented there; they are left out rather than curated here.
+    swift-symbolgraph-extract -module-name "$module" -target "$(uname -m)-unknown-linux-gnu" \
+        -I "$bin/Modules" "${module_maps[@]}" \
         -minimum-access-level public -skip-synthesized-members -emit-extension-block-symbols \
-        -experimental-allowed-reexported-modules=DomainStorage \
-        -output-dir "$graphs"
+        ${reexported:+"$reexported"} -output-dir "$graphs/$module"
 }
 
 if [[ -n $preview ]]; then
-    if [[ $preview == Preferences ]]; then
-        extract_preferences_symbols "$scratch/symbol-graphs/Preferences"
-        exec docc preview Sources/Preferences/Preferences.docc \
-            --additional-symbol-graph-dir "$scratch/symbol-graphs/Preferences" \
-            --fallback-display-name Preferences --fallback-bundle-identifier Preferences
-    fi
-    exec swift package --scratch-path "$scratch" --disable-sandbox preview-documentation --target "$preview"
+    extract_symbols "$preview"
+    exec docc preview "Sources/$preview/$preview.docc" --additional-symbol-graph-dir "$graphs/$preview" \
+        --fallback-display-name "$preview" --fallback-bundle-identifier "$preview"
 fi
 
 for target in "${targets[@]}"; do
     echo "docs: building $target"
-    if [[ $target == Preferences ]]; then
-        extract_preferences_symbols "$scratch/symbol-graphs/Preferences"
-        rm -rf "$output/$target.doccarchive"
-        docc convert Sources/Preferences/Preferences.docc \
-            --additional-symbol-graph-dir "$scratch/symbol-graphs/Preferences" \
-            --fallback-display-name Preferences --fallback-bundle-identifier Preferences \
-            --warnings-as-errors --output-path "$output/$target.doccarchive"
-    else
-        # Synthesized symbols (an Equatable's `!=`, a RawRepresentable's `hashValue`) are the
-        # standard library's, documented there; they are left out rather than curated here.
-        swift package --scratch-path "$scratch" --allow-writing-to-directory "$output" \
-            generate-documentation --target "$target" \
-            --warnings-as-errors --experimental-skip-synthesized-symbols \
-            --output-path "$output/$target.doccarchive"
-    fi
+    extract_symbols "$target"
+    rm -rf "$output/$target.doccarchive"
+    docc convert "Sources/$target/$target.docc" --additional-symbol-graph-dir "$graphs/$target" \
+        --fallback-display-name "$target" --fallback-bundle-identifier "$target" \
+        --warnings-as-errors --output-path "$output/$target.doccarchive"
 
     echo "docs: checking that every public symbol of $target is curated"
     python3 - "$output/$target.doccarchive" "$target" <<'PY'

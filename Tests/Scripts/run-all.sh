@@ -62,7 +62,7 @@ step env RELIABILITY_ISOLATED=1 swift test --skip-build --filter IsolatedMeasure
 # again; and the DocC catalogs, built with warnings as errors and every public symbol curated,
 # in the same build directory (symbol graphs only, the test build is left as it is).
 step bash Tests/Scripts/install-test.sh --scratch-path Tools/.build --configuration debug
-step bash Tests/Scripts/docs.sh --scratch-path .build
+step bash Tests/Scripts/docs.sh --scratch-path Tools/.build
 
 # The benchmarks' smoke run (`bash Benchmarks/report.sh --smoke`, about 200 s for its release
 # build) is no longer part of the suite: building the fleet service's etcd client took its
