@@ -5,7 +5,7 @@
 // Swift's `Atomic` lives in a stored property; these words live in a MAP_SHARED page that
 // other processes write, so they are reached through raw pointers. glibc wraps neither
 // `futex(2)` nor `futex_waitv(2)`, and `syscall` is variadic, which Swift does not import.
-// The DomainStorage module calls these only from Platform/SystemCalls.swift.
+// The DomainStorage module calls these only from Platform/SystemCalls*.swift.
 #ifndef C_LINUX_H
 #define C_LINUX_H
 
