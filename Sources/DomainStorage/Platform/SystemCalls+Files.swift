@@ -69,7 +69,7 @@ extension SystemCalls {
     package static func move(_ name: String, in directory: FileDescriptor, to destination: FilePath) throws(Errno) {
         let result = name.withCString { name in
             destination.withPlatformString { destination in
-                glibcRenameAt2(directory.rawValue, name, AT_FDCWD, destination, renameNoReplace)
+                CLinux.rename_no_replace(directory.rawValue, name, AT_FDCWD, destination)
             }
         }
         if result != 0 { throw currentErrno() }
@@ -185,14 +185,3 @@ extension SystemCalls {
         return magic < 0 ? nil : Int(magic)
     }
 }
-
-/// `int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
-/// unsigned int flags)`, which the Glibc module hides behind `_GNU_SOURCE`.
-@_silgen_name("renameat2")
-private func glibcRenameAt2(
-    _ sourceDirectory: CInt, _ source: UnsafePointer<CChar>, _ destinationDirectory: CInt, _ destination: UnsafePointer<CChar>,
-    _ flags: CUnsignedInt
-) -> CInt
-
-/// `RENAME_NOREPLACE` from `<linux/fs.h>`.
-private let renameNoReplace: CUnsignedInt = 1

@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import SystemPackage
 
@@ -38,7 +39,7 @@ package enum SystemCalls {
     /// rseq area, a few nanoseconds), or 0 if the system cannot tell. The thread may move
     /// at any moment: callers use it only to spread work, never for correctness.
     package static func currentProcessor() -> Int {
-        Int(max(0, glibcSchedGetCPU()))
+        Int(max(0, CLinux.sched_getcpu()))
     }
 
     /// Gives the processor to another thread (`sched_yield`).
@@ -53,9 +54,3 @@ package enum SystemCalls {
         Errno(rawValue: Glibc.errno)
     }
 }
-
-/// glibc's `int sched_getcpu(void)`, which Glibc's module hides behind `_GNU_SOURCE`.
-/// Declared by symbol: it takes nothing and returns a C int, which Swift's calling
-/// convention passes as C does.
-@_silgen_name("sched_getcpu")
-private func glibcSchedGetCPU() -> CInt
