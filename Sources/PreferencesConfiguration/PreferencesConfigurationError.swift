@@ -5,7 +5,7 @@ public import Configuration
 /// Why a preference could not be served to swift-configuration.
 ///
 /// Thrown (or delivered as a failed update to a watcher) when a key holds a value that
-/// cannot be read as the requested ``Configuration/ConfigType``, for example a string that
+/// cannot be read as the requested `ConfigType`, for example a string that
 /// is not a number read as `int`, or an integer beyond `Int`'s range. The message names the
 /// key, the stored property-list type and the requested type, never the value, so secrets
 /// do not end up in logs.

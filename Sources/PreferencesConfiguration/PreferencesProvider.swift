@@ -16,7 +16,7 @@ public import Preferences
 /// }
 /// ```
 ///
-/// Values are what ``Preferences/PreferenceStore`` resolves: managed values, `-Key value`
+/// Values are what `PreferenceStore` resolves: managed values, `-Key value`
 /// launch arguments, the domain (by host, then any host), the global domain, system
 /// defaults. Watchers are driven by the store's inotify watcher, so a `defaults write` or
 /// another program's `set` reaches them within milliseconds; nothing polls.
@@ -59,7 +59,7 @@ public final class PreferencesProvider: Sendable {
     /// environment: `PREFERENCES_HOME`, `XDG_CONFIG_HOME`, `PREFERENCES_SYSTEM_DIR`, and its
     /// `-Key value` arguments).
     ///
-    /// - Throws: ``Preferences/PreferencesError`` with code `invalidDomainName` if the name is
+    /// - Throws: `PreferencesError` with code `invalidDomainName` if the name is
     ///   not 1-200 bytes of `A-Z a-z 0-9 . _ -` or starts with a dot.
     public convenience init(
         domain: String, configuration: PreferenceStore.Configuration = PreferenceStore.Configuration()

@@ -42,7 +42,7 @@ public struct PreferencesFlushService: Service {
     /// Flushes every `interval` until graceful shutdown or cancellation, then flushes once
     /// more.
     ///
-    /// - Throws: the first ``PreferencesError`` of the final flush.
+    /// - Throws: the first `PreferencesError` of the final flush.
     public func run() async throws {
         let interval = interval
         let stores = stores
