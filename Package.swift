@@ -90,7 +90,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Atomics and futexes on words in a shared file mapping (the commit counters).
+        // C the Swift side cannot reach itself: atomics and futexes on words in a shared file
+        // mapping (the commit counters), statfs, and the glibc calls that need _GNU_SOURCE.
         .target(name: "CLinux"),
         .systemLibrary(
             name: "CSystemd",
