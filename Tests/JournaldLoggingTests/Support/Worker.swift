@@ -7,7 +7,9 @@ import TestSupport
 ///
 /// A private namespace makes "no journald" real for the child alone: the journal socket the
 /// child sees is whatever `setUp` left at /run/systemd/journal/socket, while the test run's
-/// journald, and any other on the machine, stays untouched.
+/// journald, and any other on the machine, stays untouched. The mount namespace is made inside
+/// a user namespace (`unshare --user --map-root-user`), so an ordinary user may mount the
+/// tmpfs too; the tests that use this check ``Privileges/canCreateUserNamespaces`` first.
 func runWorkerWithoutJournal(setUp: String, mode: String, message: String, pairs: [String]) throws -> ProgramResult {
     try runWorkerWithoutJournal(setUp: setUp, arguments: ["log", mode, message] + pairs)
 }
@@ -25,7 +27,7 @@ func runWorkerWithoutJournal(setUp: String, arguments: [String], environment: [S
         """
     let assignments = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
     return try run(
-        "unshare", ["--mount", "--propagation", "private", "sh", "-c", script, "sh", "env"] + assignments + [workerPath] + arguments)
+        "unshare", ["--user", "--map-root-user", "--mount", "--propagation", "private", "sh", "-c", script, "sh", "env"] + assignments + [workerPath] + arguments)
 }
 
 /// Shell commands that leave a stale journal socket: a UNIX datagram socket bound at the path
