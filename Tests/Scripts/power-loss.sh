@@ -7,8 +7,8 @@
 #   --quick   2 writer processes, 6 rounds each (the test suite's run)
 #   (default) 3 writer processes, 12 rounds each
 #   --long    4 writer processes, 180 rounds each (over 10,000 distinct crash states)
-#   --rounds N  N rounds per writer instead (run-all.sh: --long --rounds 120, to keep the suite
-#             within its 20 minutes)
+#   --rounds N  N rounds per writer instead (run-all.sh: --long --rounds 40, to keep the suite
+#             within its 12 minutes)
 #   --omit X  run the workload with a sync taken out (PREFERENCES_TEST_OMIT_SYNC, debug builds
 #             only): `file` drops the new file's fsync before its rename, `directory` the
 #             directory's fsync after it. The run must then find failing states; it names the

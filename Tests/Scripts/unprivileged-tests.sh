@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The library tests once more as an ordinary user, so `swift test` keeps passing for a
-# contributor who is not root: a test that needs root, a capability or a kernel feature must
-# check for it and be skipped with a reason (issue 20). Run as root (it creates the user);
-# anyone else is already testing unprivileged, so the script says so and exits 0.
+# The library's tests as an ordinary user, exactly as a contributor's plain `swift test` runs
+# them, with no suite skipped by this script: a test that needs root, a capability, journald or
+# a kernel feature must check for it and be skipped with a reason, never fail (issue 30). Run
+# as root (it creates the user); anyone else is already testing unprivileged, so the script
+# says so and exits 0.
 #
-# Usage: bash Tests/Scripts/unprivileged-tests.sh [swift-testing arguments]
-# Without arguments it runs what run-all.sh's main `swift test` runs. The user is
+# Usage: bash Tests/Scripts/unprivileged-tests.sh [--events FILE] [swift-testing arguments]
+# With --events, Swift Testing's event stream (JSON lines) is copied to FILE: which tests ran,
+# and which were skipped, for Tests/Scripts/privileged-tests.sh to run as root. The user is
 # $UNPRIVILEGED_USER (default preferences-tester), created with a home if missing.
 #
 # What runs: the test binary the root build made (`swift build --build-tests` first), started
@@ -35,11 +37,18 @@ if ! runuser -u "$user" -- test -x "$tests"; then
     exit 1
 fi
 
-if (($# == 0)); then
-    # As run-all.sh's main run: these suites need journald or a process of their own (see
-    # the comments there), and run-all.sh runs them separately as root. The power-loss tests
-    # run in run-all.sh's main run as root and are not repeated here.
-    set -- --skip JournaldLoggingTests --skip ThreadStressTests --skip PowerLossTests
+events=""
+if [[ ${1:-} == --events ]]; then
+    events=$2
+    shift 2
+fi
+stream=()
+if [[ -n $events ]]; then
+    # Written where the user may write, then copied out.
+    stream_directory=$(mktemp -d)
+    chown "$user" "$stream_directory"
+    trap 'rm -rf -- "$stream_directory"' EXIT
+    stream=(--event-stream-output-path "$stream_directory/events.jsonl" --event-stream-version 0)
 fi
 
 # A clean environment with the user's own HOME and USER, as for a contributor; the toolchain
@@ -49,6 +58,7 @@ status=0
 echo "unprivileged-tests: as $user: $tests $*"
 runuser -u "$user" -- env -i HOME="$home" USER="$user" LOGNAME="$user" LANG=C.UTF-8 \
     PATH="$toolchain:/usr/local/bin:/usr/bin:/bin" \
-    "$tests" --testing-library swift-testing "$@" || status=$?
+    "$tests" --testing-library swift-testing "${stream[@]}" "$@" || status=$?
+if [[ -n $events ]]; then cp -- "$stream_directory/events.jsonl" "$events"; fi
 echo "unprivileged-tests: exit $status"
 exit "$status"
