@@ -1,4 +1,4 @@
-// swift-tools-version: 6.2
+// swift-tools-version: 6.3
 import PackageDescription
 
 /// Warnings fail our own targets' builds (zero-warning rule); SwiftPM does not

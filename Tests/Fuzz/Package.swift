@@ -1,4 +1,4 @@
-// swift-tools-version: 6.2
+// swift-tools-version: 6.3
 // The libFuzzer targets for the binary property-list decoder and for schema reading, a package of its own because
 // it must be built with `-sanitize=fuzzer,address`, which the main package's targets are
 // not (the flags are given on the command line, so the decoder itself is instrumented
