@@ -9,7 +9,7 @@
 # again installs over the same files (and removes any a previous install recorded that this
 # one no longer installs).
 #
-#   bash Tests/Scripts/install.sh [--prefix DIR] [--scratch-path DIR] [--configuration debug|release]
+#   bash Tests/Scripts/install.sh [--prefix DIR] [--scratch-path DIR] [--configuration debug|release] [--no-build]
 #   bash Tests/Scripts/install.sh [--prefix DIR] --uninstall
 set -euo pipefail
 
@@ -18,6 +18,7 @@ usage() {
     echo "  --prefix DIR        where to install (default /usr/local)"
     echo "  --scratch-path DIR  the tools package's build directory (default Tools/.build-install)"
     echo "  --configuration C   the build to install (default release; the test suite installs its debug build)"
+    echo "  --no-build          install what the scratch path already holds, without building"
     echo "  --uninstall         remove what the last install into DIR recorded, nothing else"
 }
 
@@ -25,6 +26,7 @@ prefix=/usr/local
 scratch=""
 configuration=release
 uninstall=0
+build=1
 while (($#)); do
     case $1 in
         --prefix) (($# >= 2)) || { usage >&2; exit 64; }; prefix=$2; shift 2 ;;
@@ -34,6 +36,7 @@ while (($#)); do
         --configuration) (($# >= 2)) || { usage >&2; exit 64; }; configuration=$2; shift 2 ;;
         --configuration=*) configuration=${1#--configuration=}; shift ;;
         --uninstall) uninstall=1; shift ;;
+        --no-build) build=0; shift ;;
         -h | --help) usage; exit 0 ;;
         *) echo "install.sh: unknown argument '$1'" >&2; usage >&2; exit 64 ;;
     esac
@@ -121,9 +124,11 @@ fi
 # which depends on the library: one build directory.
 executables=(defaults preferences-fleet preferences-greeter preferences-demo preferences-config-example preferences-keygen)
 
-echo "building $configuration products in $scratch"
-swift build -c "$configuration" --package-path Tools --scratch-path "$scratch"
-swift build -c "$configuration" --package-path Tools --scratch-path "$scratch" --product preferences-keygen
+if ((build)); then
+    echo "building $configuration products in $scratch"
+    swift build -c "$configuration" --package-path Tools --scratch-path "$scratch"
+    swift build -c "$configuration" --package-path Tools --scratch-path "$scratch" --product preferences-keygen
+fi
 bin=$(swift build -c "$configuration" --package-path Tools --scratch-path "$scratch" --show-bin-path)
 for executable in "${executables[@]}"; do
     [[ -x $bin/$executable ]] || { echo "install.sh: $bin/$executable was not built" >&2; exit 1; }
