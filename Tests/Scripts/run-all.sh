@@ -23,25 +23,15 @@ step swift build --build-tests
 # script creates, nothing skipped by a script: a test that needs root, a capability, journald
 # or a kernel feature skips itself, saying what is missing. Then, as root beside a journald of
 # its own, every test that run skipped, found by ID in its event stream.
-#
-# Meanwhile the tools package (Tools/) builds in the background, at the lowest priority: much of
-# the tests' time is spent waiting for other processes, and the build fills it.
-events=$(mktemp) tools_log=$(mktemp)
-trap 'rm -f -- "$events" "$tools_log"' EXIT
-tools_start=$SECONDS
-nice -n 19 swift build --package-path Tools --build-tests >"$tools_log" 2>&1 &
-tools_build=$!
+events=$(mktemp)
+trap 'rm -f -- "$events"' EXIT
 step bash Tests/Scripts/unprivileged-tests.sh --events "$events"
 step bash Tests/Scripts/privileged-tests.sh "$events"
 
-# The tools package: the defaults tool, the fleet service against real etcd clusters on
-# loopback, the example services, and the two trait-gated library products.
-if ! wait "$tools_build"; then
-    cat "$tools_log" >&2
-    echo "run-all: swift build --package-path Tools --build-tests failed" >&2
-    exit 1
-fi
-echo "run-all: the tools package built in the background in $(( SECONDS - tools_start )) s or less"
+# The tools package (Tools/): the defaults tool, the fleet service against real etcd clusters
+# on loopback, the example services, and the two trait-gated library products. (Built beside
+# the library's tests instead, it took as long: both need the two cores, 631 s together.)
+step swift build --package-path Tools --build-tests
 step swift test --package-path Tools --skip-build --skip SystemdNotifierTests --skip DefaultsToolJournalTests
 # The sd_notify tests set NOTIFY_SOCKET and WATCHDOG_* with setenv, which is not safe while
 # other threads read the environment: they run in a test process of their own.
