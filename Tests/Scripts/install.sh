@@ -140,24 +140,28 @@ staging=$(mktemp -d)
 trap 'rm -rf -- "$staging"' EXIT
 
 # The plugin builds the package's products (the same configuration and scratch path, so nothing
-# is rebuilt) and writes one page per ArgumentParser product into its own work directory.
-echo "generating the man page"
-# Dated by the last commit rather than today, so the same sources make the same page.
-date=$(git log -1 --format=%cs 2>/dev/null || true)
-[[ -n $date ]] || date=$(date -u +%F)
-# A page left by an earlier run must not pass for this one's.
-rm -f -- "$scratch/plugins/GenerateManual/outputs/defaults/defaults.1" "$scratch/plugins/GenerateManual/outputs/preferences-fleet/preferences-fleet.1"
-swift package --package-path Tools --scratch-path "$scratch" plugin generate-manual --configuration "$configuration" --date "$date" >"$staging/generate-manual.log" 2>&1 || {
-    cat "$staging/generate-manual.log" >&2
-    echo "install.sh: the generate-manual plugin failed" >&2
-    exit 1
-}
+# is rebuilt) and writes one page per ArgumentParser product into its own work directory. With
+# --no-build, the pages an earlier run generated there are installed as they are, if any.
 page=$scratch/plugins/GenerateManual/outputs/defaults/defaults.1
+fleet_page=$scratch/plugins/GenerateManual/outputs/preferences-fleet/preferences-fleet.1
+: >"$staging/generate-manual.log"
+if ((build)) || [[ ! -s $page || ! -s $fleet_page ]]; then
+    echo "generating the man pages"
+    # Dated by the last commit rather than today, so the same sources make the same page.
+    date=$(git log -1 --format=%cs 2>/dev/null || true)
+    [[ -n $date ]] || date=$(date -u +%F)
+    # A page left by an earlier run must not pass for this one's.
+    rm -f -- "$page" "$fleet_page"
+    swift package --package-path Tools --scratch-path "$scratch" plugin generate-manual --configuration "$configuration" --date "$date" >"$staging/generate-manual.log" 2>&1 || {
+        cat "$staging/generate-manual.log" >&2
+        echo "install.sh: the generate-manual plugin failed" >&2
+        exit 1
+    }
+fi
 [[ -s $page ]] || { cat "$staging/generate-manual.log" >&2; echo "install.sh: the plugin wrote no $page" >&2; exit 1; }
 # generate-manual leaves the blank lines between a discussion's paragraphs as they are, which
 # mdoc warns about on every render ("Empty input line"); .Pp is mdoc's paragraph break.
 sed 's/^$/.Pp/' "$page" >"$staging/defaults.1"
-fleet_page=$scratch/plugins/GenerateManual/outputs/preferences-fleet/preferences-fleet.1
 [[ -s $fleet_page ]] || { cat "$staging/generate-manual.log" >&2; echo "install.sh: the plugin wrote no $fleet_page" >&2; exit 1; }
 sed 's/^$/.Pp/' "$fleet_page" >"$staging/preferences-fleet.1"
 
