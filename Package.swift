@@ -124,7 +124,9 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
+        // Shared by the tests of both packages (Tools/Tests/TestSupport links here). It reads
+        // domain files with PropertyList's decoder, as another program would.
+        .target(name: "TestSupport", dependencies: ["PropertyList"], path: "Tests/TestSupport", swiftSettings: strictSettings),
         .executableTarget(
             name: "PreferencesWorker",
             dependencies: ["Preferences", "JournaldLogging", .product(name: "Logging", package: "swift-log")],

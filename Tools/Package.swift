@@ -118,7 +118,12 @@ let package = Package(
         ),
         // The library's test support (a link to ../Tests/TestSupport: one copy of the sources,
         // compiled here as a module of this package) and the etcd clusters of the fleet tests.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
+        .target(
+            name: "TestSupport",
+            dependencies: [.product(name: "PropertyList", package: "swift-preferences")],
+            path: "Tests/TestSupport",
+            swiftSettings: strictSettings
+        ),
         .target(name: "EtcdTestSupport", dependencies: ["TestSupport"], path: "Tests/EtcdTestSupport", swiftSettings: strictSettings),
         .testTarget(
             name: "DefaultsToolTests",

@@ -10,7 +10,7 @@ struct CrossProcessTests {
     func distinctKeys() throws {
         let fixture = try StoreFixture()
         try runWorkers(8, fixture: fixture) { ["set-keys", "com.example.race", "p\($0)-", "250"] }
-        let disk = try #require(try fixture.onDisk(fixture.userFile("com.example.race")))
+        let disk = try #require(try domainValuesOnDisk(atPath: fixture.userFile("com.example.race")))
         #expect(disk.count == 2_000)
         for process in 0..<8 {
             for index in [0, 124, 249] {
@@ -23,7 +23,7 @@ struct CrossProcessTests {
     func atomicIncrements() throws {
         let fixture = try StoreFixture()
         try runWorkers(8, fixture: fixture) { _ in ["increment", "com.example.counter", "count", "250"] }
-        let disk = try #require(try fixture.onDisk(fixture.userFile("com.example.counter")))
+        let disk = try #require(try domainValuesOnDisk(atPath: fixture.userFile("com.example.counter")))
         #expect(disk["count"] == 2_000)
         let store = try fixture.store("com.example.counter")
         #expect(store.integer(forKey: "count") == 2_000)
@@ -33,7 +33,7 @@ struct CrossProcessTests {
     func flushAtExit() throws {
         let fixture = try StoreFixture()
         try runWorkers(1, fixture: fixture) { _ in ["set-and-exit", "com.example.exit", "last", "words"] }
-        #expect(try fixture.onDisk(fixture.userFile("com.example.exit")) == ["last": "words"])
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.exit")) == ["last": "words"])
     }
 
     @Test("a value written by one process is read by another")

@@ -75,7 +75,7 @@ struct DeclaredSettingsStoreTests {
         #expect(store.string(forKey: "Theme") == "dark")
         #expect(store.integer(forKey: "Volume") == 50)
         try store.flush()
-        #expect(try fixture.onDisk(fixture.userFile(Self.domain)) == ["Theme": "dark"])
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile(Self.domain)) == ["Theme": "dark"])
     }
 
     @Test("the UserDefaults set of a bad value keeps the old one and logs a warning with key, value, rule and schema")
@@ -126,7 +126,7 @@ struct DeclaredSettingsStoreTests {
         // Other writes go on; the bad value stays in the file until someone fixes it.
         store.set("light", forKey: "Theme")
         try store.flush()
-        #expect(try fixture.onDisk(file)?["Volume"] == "loud")
+        #expect(try domainValuesOnDisk(atPath: file)?["Volume"] == "loud")
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) != before)
         let invalid = { log.entries.filter { $0.metadata["MESSAGE_ID"] == .string(PreferencesLogEvent.invalidStoredValue.messageID) } }
         #expect(waitUntil { invalid().count == 1 })
@@ -323,7 +323,7 @@ struct DeclaredSettingsStoreTests {
         #expect(try store.increment(forKey: "Volume") == 100)
         let error = #expect(throws: PreferencesError.self) { try store.increment(forKey: "Volume") }
         #expect(error?.violation?.rule == .maximum(100))
-        #expect(try fixture.onDisk(fixture.userFile(Self.domain))?["Volume"] == 100)
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile(Self.domain))?["Volume"] == 100)
     }
 
     // MARK: Migrations
@@ -340,7 +340,7 @@ struct DeclaredSettingsStoreTests {
         let store = try Self.store(fixture, logging: log)
         #expect(store.integer(forKey: "Volume") == 70)
         #expect(store.object(forKey: "SoundLevel") == nil)
-        #expect(try fixture.onDisk(file) == ["Volume": 70, "Other": "kept"])
+        #expect(try domainValuesOnDisk(atPath: file) == ["Volume": 70, "Other": "kept"])
         let migrated = log.entries.filter { $0.metadata["MESSAGE_ID"] == .string(PreferencesLogEvent.migrated.messageID) }
         #expect(migrated.count == 1)
         #expect(migrated.first?.metadata["PREFERENCES_KEYS"] == .array([.string("SoundLevel -> Volume")]))
@@ -360,7 +360,7 @@ struct DeclaredSettingsStoreTests {
         #expect(store.integer(forKey: "SoundLevel") == 30)
         try fixture.installSchema(["Volume": Self.renamed])
         #expect(waitUntil { store.integer(forKey: "Volume") == 30 && store.object(forKey: "SoundLevel") == nil })
-        #expect(waitUntil { (try? fixture.onDisk(file)) == ["Volume": 30] })
+        #expect(waitUntil { (try? domainValuesOnDisk(atPath: file)) == ["Volume": 30] })
     }
 
     @Test("a value already under the new name wins over an old one, which is dropped")
@@ -371,7 +371,7 @@ struct DeclaredSettingsStoreTests {
         try fixture.plant(["Loudness": 10, "Volume": 90], at: file)
         let store = try fixture.store()
         #expect(store.integer(forKey: "Volume") == 90)
-        #expect(try fixture.onDisk(file) == ["Volume": 90])
+        #expect(try domainValuesOnDisk(atPath: file) == ["Volume": 90])
     }
 
     @Test("8 processes opening the domain at once move the value once between them")
@@ -397,7 +397,7 @@ struct DeclaredSettingsStoreTests {
             #expect(process.terminationStatus == 0)
             #expect(output == "70\n")
         }
-        #expect(try fixture.onDisk(file) == ["Volume": 70])
+        #expect(try domainValuesOnDisk(atPath: file) == ["Volume": 70])
     }
 }
 

@@ -77,7 +77,7 @@ struct FreshReadTests {
         #expect(waitUntil(within: .seconds(60)) { observed.withLock { $0 != nil } })
         let (inWindow, onReturn) = try #require(observed.withLock { $0 })
         #expect(onReturn &- inWindow == 1, "the flush returned before the write it found finishing had raised the counter")
-        #expect(try fixture.onDisk(fixture.userFile("com.example.test"))?["n"] == .integer(1))
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.test"))?["n"] == .integer(1))
     }
 
     @Test("a flush from inside a transaction's body, with nothing pending, returns at once: it does not wait for its own write")
@@ -97,7 +97,7 @@ struct FreshReadTests {
             returned.withLock { $0 = true }
         }
         #expect(waitUntil(within: .seconds(10)) { returned.withLock { $0 } })
-        #expect(try fixture.onDisk(fixture.userFile("com.example.test"))?["n"] == .integer(1))
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.test"))?["n"] == .integer(1))
     }
 
     @Test(
@@ -172,7 +172,7 @@ struct FreshReadTests {
         // The domain itself is unaffected.
         store.set("works", forKey: "state")
         try store.flush()
-        #expect(try fixture.onDisk(fixture.userFile("com.example.test"))?["state"] == .string("works"))
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.test"))?["state"] == .string("works"))
         #expect(store.string(forKey: "state") == "works")
         #expect(FileManager.default.contents(atPath: location.path) == plantedBytes, "a refused counter is left as it is")
     }

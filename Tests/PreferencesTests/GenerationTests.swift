@@ -327,7 +327,7 @@ struct GenerationTests {
         let log = InMemoryLogHandler()
         let store = try Self.store(fixture, logging: log)
         try Self.commit(store, rounds: 1...3)
-        #expect(try fixture.onDisk(fixture.userFile(Self.domain)) == ["n": 3])
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile(Self.domain)) == ["n": 3])
         let warnings = log.entries.filter { $0.metadata["MESSAGE_ID"] == .string(PreferencesLogEvent.historyUnusable.messageID) }
         #expect(warnings.count == 1, "\(log.entries.map(\.message))")
         #expect(warnings.first?.level == .warning)
@@ -357,7 +357,7 @@ struct GenerationTests {
         let store = try Self.store(fixture)
         try Self.commit(store, rounds: 1...2)
         #expect(try FileManager.default.contentsOfDirectory(atPath: history).isEmpty)
-        #expect(try fixture.onDisk(fixture.userFile(Self.domain)) == ["n": 2])
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile(Self.domain)) == ["n": 2])
     }
 
     @Test("a file with no commit record (another program's, or without user xattrs) has an unknown writer")
@@ -420,7 +420,7 @@ struct GenerationTests {
         #expect(versions[2].problem?.code == .symbolicLink)
         #expect(versions[2].values == nil)
         #expect(throws: PreferencesError.self) { try Self.files(fixture).restore(generation: 1, at: .named(Self.domain)) }
-        #expect(try fixture.onDisk(fixture.userFile(Self.domain)) == ["n": 3])
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile(Self.domain)) == ["n": 3])
     }
 
     @Test("the commit record's text reads back, and anything else is no record")

@@ -22,7 +22,7 @@ struct ManagedWriterTests {
         let path = fixture.systemFile("com.example.test", managed: true)
         #expect(Self.mode(path) == 0o644)
         #expect(Self.mode(fixture.systemDirectory + "/managed") == 0o755)
-        #expect(try fixture.onDisk(path) == ["Channel": "stable", "Telemetry": false])
+        #expect(try domainValuesOnDisk(atPath: path) == ["Channel": "stable", "Telemetry": false])
         #expect(waitUntil { store.string(forKey: "Channel") == "stable" }, "a running store sees the forced value")
         #expect(store.objectIsForced(forKey: "Channel"))
         let sources = store.sources(forKey: "Channel")

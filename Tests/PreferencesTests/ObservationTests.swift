@@ -304,7 +304,7 @@ struct CrossProcessObservationTests {
         }
         #expect(store.integer(forKey: "count") == 20_000)
         #expect(store.string(forKey: "tag") == "flood")
-        #expect(try fixture.onDisk(path) == ["count": 20_000, "tag": "flood"])
+        #expect(try domainValuesOnDisk(atPath: path) == ["count": 20_000, "tag": "flood"])
         _ = observation
     }
 

@@ -36,7 +36,7 @@ struct ObservedPreferenceTests {
         #expect(binding.value == 70)
         #expect(tracker.changes.load(ordering: .relaxed) == 1)
         try store.flush()
-        #expect(try fixture.onDisk(fixture.userFile("com.example.test"))?["Volume"] == 70)
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.test"))?["Volume"] == 70)
         // A set through the store, not the binding, reaches it too.
         tracker.track(binding)
         store.set(80, forKey: "Volume")

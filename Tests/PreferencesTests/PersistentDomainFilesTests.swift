@@ -32,7 +32,7 @@ struct PersistentDomainFilesTests {
         let tool = PreferenceFiles(configuration: fixture.configuration)
         let changes: [String: PropertyListValue?] = ["k": 5, "other": nil]
         try tool.setValues(changes, at: .named("com.example.tool"))
-        #expect(try fixture.onDisk(fixture.userFile("com.example.tool")) == ["k": 5])
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.tool")) == ["k": 5])
         #expect(observing.integer(forKey: "k") == 5)
         #expect(seen.withLock { $0.map(\.newValue) } == [5])
         observation.cancel()
@@ -64,7 +64,7 @@ struct PersistentDomainFilesTests {
         // The lock is free now: a flush (as at exit) has nothing of the failed writes to write.
         #expect(!(try tool.persistentDomain(at: location).hasPendingChanges))
         try store.flush()
-        #expect(try fixture.onDisk(fixture.userFile("com.example.locked")) == ["k": 1])
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.locked")) == ["k": 1])
     }
 
     /// Whether another process holds the lock file's lock (`flock -n` fails to take it).

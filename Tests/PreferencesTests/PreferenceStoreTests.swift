@@ -18,7 +18,7 @@ struct PreferenceStoreTests {
         #expect(store.integer(forKey: "count") == 42)
         #expect(store.bool(forKey: "enabled"))
         try store.flush()
-        let disk = try #require(try fixture.onDisk(fixture.userFile("com.example.test")))
+        let disk = try #require(try domainValuesOnDisk(atPath: fixture.userFile("com.example.test")))
         #expect(disk == ["name": "Ada", "count": 42, "enabled": true, "ratio": .float(12.34), "half": 0.5])
         let attributes = try FileManager.default.attributesOfItem(atPath: fixture.userFile("com.example.test"))
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
@@ -61,7 +61,7 @@ struct PreferenceStoreTests {
         store.removeObject(forKey: "greeting")
         #expect(store.string(forKey: "greeting") == "hello")
         try store.flush()
-        #expect(try fixture.onDisk(fixture.userFile("com.example.test")) == nil, "an empty domain has no file")
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.test")) == nil, "an empty domain has no file")
     }
 
     @Test("registered defaults never reach the disk, and registration is cumulative")
@@ -73,7 +73,7 @@ struct PreferenceStoreTests {
         store.set("x", forKey: "written")
         try store.flush()
         #expect(store.integer(forKey: "a") == 1 && store.integer(forKey: "b") == 3 && store.integer(forKey: "c") == 4)
-        #expect(try fixture.onDisk(fixture.userFile("com.example.test")) == ["written": "x"])
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.test")) == ["written": "x"])
         #expect(store.volatileDomain(forName: PreferenceStore.registrationDomain).count == 3)
     }
 
@@ -140,7 +140,7 @@ struct PreferenceStoreTests {
         try fixture.plant(["a": "mine", "b": "theirs"], at: fixture.userFile("com.example.test"))
         store.set("mine too", forKey: "c")
         try store.flush()
-        let disk = try fixture.onDisk(fixture.userFile("com.example.test"))
+        let disk = try domainValuesOnDisk(atPath: fixture.userFile("com.example.test"))
         #expect(disk == ["a": "mine", "b": "theirs", "c": "mine too"], "disk: \(String(describing: disk)) problems: \(store.fileProblems)")
         #expect(store.string(forKey: "b") == "theirs")
     }
@@ -154,10 +154,10 @@ struct PreferenceStoreTests {
         // The deadline bounds a failure only: the background write waits behind every other
         // suite's on the process's one flush queue, each with its fsync.
         let deadline = ContinuousClock.now + .seconds(60)
-        while try fixture.onDisk(path)?["k"] == nil && ContinuousClock.now < deadline {
+        while try domainValuesOnDisk(atPath: path)?["k"] == nil && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
-        #expect(try fixture.onDisk(path)?["k"] == "soon")
+        #expect(try domainValuesOnDisk(atPath: path)?["k"] == "soon")
     }
 
     @Test("invalid domain names are rejected before any file-system call")

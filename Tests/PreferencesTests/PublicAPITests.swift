@@ -104,7 +104,7 @@ struct PublicAPITests {
             return 42
         }
         #expect(result == 42)
-        let disk = try #require(try fixture.onDisk(fixture.userFile(Self.domain)))
+        let disk = try #require(try domainValuesOnDisk(atPath: fixture.userFile(Self.domain)))
         #expect(disk == ["seed": "seed", "local": "mine", "w1": 1, "a": "new"])
         #expect(store.string(forKey: "a") == "new" && store.object(forKey: "w0") == nil && store.integer(forKey: "w1") == 1)
     }
@@ -139,7 +139,7 @@ struct PublicAPITests {
         store.set("kept", forKey: "pending")
         _ = try? store.transaction { _ in throw APIRefusal() }
         try store.flush()
-        #expect(try fixture.onDisk(path)?["pending"] == .string("kept"))
+        #expect(try domainValuesOnDisk(atPath: path)?["pending"] == .string("kept"))
         // The next transaction works as if nothing happened.
         try store.transaction { t in t.set(t.integer(forKey: "width") + 1, forKey: "width") }
         #expect(store.integer(forKey: "width") == 2)
@@ -247,7 +247,7 @@ struct PublicAPITests {
         #expect(store.object(forKey: "old") == nil)
         #expect(store.string(forKey: "Recent") == "~/notes.txt")
         #expect(store.url(forKey: "Recent") == URL(fileURLWithPath: fixture.homeDirectory + "/notes.txt"))
-        let disk = try #require(try fixture.onDisk(fixture.userFile(Self.domain)))
+        let disk = try #require(try domainValuesOnDisk(atPath: fixture.userFile(Self.domain)))
         #expect(disk["Theme"] == .dictionary(["name": "default", "fontSize": 14.0]))
         #expect(disk["old"] == nil)
     }
@@ -265,7 +265,7 @@ struct PublicAPITests {
             #expect(t.string(forKey: "pending") == "from first")
             t.set(2, forKey: "base")
         }
-        let disk = try #require(try fixture.onDisk(fixture.userFile(Self.domain)))
+        let disk = try #require(try domainValuesOnDisk(atPath: fixture.userFile(Self.domain)))
         #expect(disk == ["base": 2, "pending": "from first"])
         #expect(first.integer(forKey: "base") == 2)
     }
@@ -292,7 +292,7 @@ struct PublicAPITests {
         try store.flush()
         #expect(store.string(forKey: "other") == "helper")
         #expect(store.integer(forKey: "k") == 2, "in memory")
-        #expect(try fixture.onDisk(fixture.userFile(Self.domain))?["k"] == .integer(2), "on disk")
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile(Self.domain))?["k"] == .integer(2), "on disk")
     }
 
     @Test("a transaction after removePersistentDomain (written or not yet) sees an empty domain")
@@ -306,7 +306,7 @@ struct PublicAPITests {
             #expect(t.object(forKey: "a") == nil)
             t.set(2, forKey: "b")
         }
-        #expect(try fixture.onDisk(fixture.userFile(Self.domain)) == ["b": 2])
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile(Self.domain)) == ["b": 2])
         #expect(store.object(forKey: "a") == nil)
     }
 
@@ -367,7 +367,7 @@ struct PublicAPITests {
         }
         #expect(failures.withLock { $0 } == 0)
         #expect(store.integer(forKey: "count") == 200)
-        #expect(try fixture.onDisk(fixture.userFile(Self.domain))?["count"] == .integer(200))
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile(Self.domain))?["count"] == .integer(200))
     }
 
     @Test("transactions here and in another process interleave without losing an increment")
@@ -472,7 +472,7 @@ struct PublicAPITests {
         #expect(store.integer(forKey: "a") == 3 && store.integer(forKey: "b") == 2)
         try files.undo(at: location())
         #expect(store.integer(forKey: "a") == 1 && store.object(forKey: "b") == nil, "undoing the undo")
-        #expect(try fixture.onDisk(fixture.userFile(Self.domain)) == ["a": 1])
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile(Self.domain)) == ["a": 1])
     }
 
     @Test("a removed domain can be brought back with undo")
@@ -489,7 +489,7 @@ struct PublicAPITests {
         #expect(versions.first?.isCurrent == false && versions.first?.values == ["a": 1, "b": "x"])
         try files(fixture).undo(at: location())
         #expect(store.integer(forKey: "a") == 1 && store.string(forKey: "b") == "x")
-        #expect(try fixture.onDisk(fixture.userFile(Self.domain)) == ["a": 1, "b": "x"])
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile(Self.domain)) == ["a": 1, "b": "x"])
     }
 
     @Test("restore of 0, a negative number, one not kept or the current version, and undo without history throw missingFile and change nothing")
@@ -684,7 +684,7 @@ struct PublicAPITests {
         #expect(bytes(path) == damaged, "reading leaves the corrupt bytes alone")
         store.set("after", forKey: "k3")
         try store.flush()
-        #expect(try fixture.onDisk(path) == ["k0": 0, "k1": 1, "k3": "after"])
+        #expect(try domainValuesOnDisk(atPath: path) == ["k0": 0, "k1": 1, "k3": "after"])
         let names = try FileManager.default.contentsOfDirectory(atPath: fixture.userDirectory)
         let aside = try #require(names.first { $0.hasPrefix("\(Self.domain).plist.corrupt-") })
         #expect(bytes(fixture.userDirectory + "/" + aside) == damaged)
@@ -703,7 +703,7 @@ struct PublicAPITests {
             #expect(t.integer(forKey: "k1") == 1 && t.object(forKey: "k2") == nil)
             t.set(t.integer(forKey: "k1") + 10, forKey: "k1")
         }
-        #expect(try fixture.onDisk(path) == ["k0": 0, "k1": 11])
+        #expect(try domainValuesOnDisk(atPath: path) == ["k0": 0, "k1": 11])
         #expect(store.integer(forKey: "k1") == 11)
     }
 
@@ -713,7 +713,7 @@ struct PublicAPITests {
         let (path, _) = try corruptDomain(fixture) { $0 / 2 }
         let store = try fixture.store()
         try files(fixture).undo(at: location())
-        #expect(try fixture.onDisk(path) == ["k0": 0, "k1": 1])
+        #expect(try domainValuesOnDisk(atPath: path) == ["k0": 0, "k1": 1])
         #expect(store.integer(forKey: "k1") == 1)
         let names = try FileManager.default.contentsOfDirectory(atPath: fixture.userDirectory)
         #expect(names.contains { $0.hasPrefix("\(Self.domain).plist.corrupt-") })
@@ -762,7 +762,7 @@ struct PublicAPITests {
         let all = store.dictionaryRepresentation()
         #expect(all["Greeting"] as? String == "Hello" && all["answer"] as? String == "42")
         try store.flush()
-        let disk = try #require(try fixture.onDisk(fixture.userFile(Self.domain)))
+        let disk = try #require(try domainValuesOnDisk(atPath: fixture.userFile(Self.domain)))
         #expect(disk["Greeting"] == nil && disk["Interval"] == nil)
     }
 }

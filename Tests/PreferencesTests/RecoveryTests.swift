@@ -111,7 +111,7 @@ struct RecoveryTests {
         try store.flush()
         var expected = Self.good
         expected["New"] = "after"
-        #expect(try fixture.onDisk(file.path) == expected)
+        #expect(try domainValuesOnDisk(atPath: file.path) == expected)
         // The corrupt file was kept aside by the write, byte for byte; it is no generation.
         let names = try FileManager.default.contentsOfDirectory(atPath: fixture.userDirectory)
         let aside = try #require(names.first { $0.hasPrefix("\(Self.domain).plist.corrupt-") })

@@ -104,14 +104,14 @@ struct DomainAPITests {
         store.setPersistentDomain(["a": 1, "b": "two"], forName: "com.example.other")
         #expect(store.persistentDomain(forName: "com.example.other")?["b"] as? String == "two")
         try store.flush()
-        #expect(try fixture.onDisk(fixture.userFile("com.example.other")) == ["a": 1, "b": "two"])
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.other")) == ["a": 1, "b": "two"])
         store.removePersistentDomain(forName: "com.example.other")
         try store.flush()
         #expect(!FileManager.default.fileExists(atPath: fixture.userFile("com.example.other")))
         store.setPersistentDomain(["AppleLocale": "de_DE"], forName: PreferenceStore.globalDomain)
         #expect(store.string(forKey: "AppleLocale") == "de_DE", "the global domain is in every store's search list")
         try store.flush()
-        #expect(try fixture.onDisk(fixture.userFile(DomainLocations.globalFileStem)) == ["AppleLocale": "de_DE"])
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile(DomainLocations.globalFileStem)) == ["AppleLocale": "de_DE"])
     }
 
     @Test("setPersistentDomain on the store's own domain replaces what reads see")
@@ -122,7 +122,7 @@ struct DomainAPITests {
         store.setPersistentDomain(["new": 2], forName: "com.example.app")
         #expect(store.value(forKey: "old") == nil && store.integer(forKey: "new") == 2)
         try store.flush()
-        #expect(try fixture.onDisk(fixture.userFile("com.example.app")) == ["new": 2])
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.app")) == ["new": 2])
     }
 
     @Test("volatile domains: names, set, read, remove; registration and argument layers")

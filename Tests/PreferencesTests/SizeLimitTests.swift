@@ -76,7 +76,7 @@ struct SizeLimitTests {
         #expect(error?.description.contains("huge") == true)
         #expect(notifications.refusals.filter { $0 }.count == 2)
         try store.flush()
-        #expect(try fixture.onDisk(fixture.userFile("com.example.sized")) == ["kept": "small"])
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.sized")) == ["kept": "small"])
         // Shrinking is always allowed, even over the limit.
         store.removeObject(forKey: "kept")
         #expect(store.value(forKey: "kept") == nil)

@@ -125,7 +125,7 @@ struct SnapshotTests {
         try store.flush()
         // Another program writes a key, and this process sets one before its watcher has read
         // the file: the flush re-reads, merges and publishes the other program's key.
-        var disk = try #require(try fixture.onDisk(fixture.userFile("com.example.merge")))
+        var disk = try #require(try domainValuesOnDisk(atPath: fixture.userFile("com.example.merge")))
         disk["theirs"] = "other"
         try fixture.plant(disk, at: fixture.userFile("com.example.merge"))
         let log = ChangeLog()

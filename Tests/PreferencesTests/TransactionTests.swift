@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 @testable import Preferences
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite("Transactions")
@@ -28,7 +29,7 @@ struct TransactionTests {
         }
 
         #expect(counter.current == raisedBefore &+ 1, "one rename raises the counter once")
-        let disk = try #require(try fixture.onDisk(fixture.userFile("com.example.test")))
+        let disk = try #require(try domainValuesOnDisk(atPath: fixture.userFile("com.example.test")))
         #expect(disk["width"] == .integer(1280) && disk["height"] == .integer(800) && disk["shape"] == .string("wide"))
         #expect(disk["unrelated"] == .string("before"))
         #expect(store.integer(forKey: "width") == 1280 && store.integer(forKey: "height") == 800)
@@ -54,7 +55,7 @@ struct TransactionTests {
         }
         #expect(store.integer(forKey: "volume") == 7)
         #expect(store.string(forKey: "name") == "default")
-        #expect(try fixture.onDisk(fixture.userFile("com.example.test"))?["name"] == nil)
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.test"))?["name"] == nil)
     }
 
     @Test("typed keys read and write inside a transaction")
@@ -136,7 +137,7 @@ struct TransactionTests {
     func incrementsAcrossProcesses() throws {
         let fixture = try StoreFixture()
         try runWorkers(4, fixture: fixture) { _ in ["transact-increment", "com.example.test", "count", "100"] }
-        #expect(try fixture.onDisk(fixture.userFile("com.example.test"))?["count"] == .integer(400))
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.test"))?["count"] == .integer(400))
         #expect(try fixture.store().integer(forKey: "count") == 400)
     }
 

@@ -81,7 +81,7 @@ struct TypedKeyTests {
         store[.theme] = theme
         #expect(store[.theme] == theme)
         try store.flush()
-        let disk = try #require(try fixture.onDisk(fixture.userFile("com.example.test")))
+        let disk = try #require(try domainValuesOnDisk(atPath: fixture.userFile("com.example.test")))
         #expect(disk["EditorTheme"] == [
             "name": "Solarized", "accent": [38, 139, 210], "fontSize": 13.5,
             "lastUsed": .date(Date(timeIntervalSinceReferenceDate: 100)),

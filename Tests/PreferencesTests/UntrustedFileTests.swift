@@ -27,7 +27,7 @@ struct UntrustedFileTests {
         #expect(bytes(path) == garbage)
         store.set("new", forKey: "k")
         try store.flush()
-        #expect(try fixture.onDisk(path) == ["k": "new"])
+        #expect(try domainValuesOnDisk(atPath: path) == ["k": "new"])
         let aside = try FileManager.default.contentsOfDirectory(atPath: fixture.userDirectory).filter { $0.contains(".corrupt-") }
         #expect(aside.count == 1)
         #expect(bytes(fixture.userDirectory + "/" + aside[0]) == garbage, "the damaged bytes are kept aside")
@@ -85,6 +85,6 @@ struct UntrustedFileTests {
         // Once the hazard is gone, the kept change is written.
         try FileManager.default.removeItem(atPath: path)
         try store.flush()
-        #expect(try fixture.onDisk(path) == ["k": "mine"])
+        #expect(try domainValuesOnDisk(atPath: path) == ["k": "mine"])
     }
 }

@@ -85,10 +85,4 @@ final class StoreFixture: PrivatePreferencesHome {
         guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
         return path
     }
-
-    /// Reads a domain file straight from disk with our decoder.
-    func onDisk(_ path: String) throws -> [String: PropertyListValue]? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return try BinaryPropertyListDecoder().decode(data).dictionaryValue
-    }
 }

@@ -42,10 +42,9 @@ final class ReliabilityFixture: PrivatePreferencesHome {
             domain: domain, configuration: .init(environment: environment, arguments: ["test"], lockTimeout: lockTimeout))
     }
 
-    /// The domain's values straight from disk with our decoder; nil if there is no file.
+    /// The domain's values straight from disk (``domainValuesOnDisk(atPath:)``).
     func onDisk(_ domain: String) throws -> [String: PropertyListValue]? {
-        guard let data = FileManager.default.contents(atPath: path(domain)) else { return nil }
-        return try BinaryPropertyListDecoder().decode(data).dictionaryValue
+        try domainValuesOnDisk(atPath: path(domain))
     }
 
     /// Names of temporary files in the directory and in its staging directory, where

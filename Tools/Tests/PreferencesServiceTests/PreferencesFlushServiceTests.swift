@@ -31,9 +31,8 @@ struct PreferencesFlushServiceTests {
     /// Where the store keeps the domain.
     private func domainFile(_ home: PrivatePreferencesHome) -> String { "\(home.userDirectory)/\(domain).plist" }
 
-    private func onDisk(_ home: PrivatePreferencesHome) throws -> PropertyListValue {
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: domainFile(home)))
-        return try BinaryPropertyListDecoder().decode([UInt8](bytes))
+    private func onDisk(_ home: PrivatePreferencesHome) throws -> [String: PropertyListValue]? {
+        try domainValuesOnDisk(atPath: domainFile(home))
     }
 
     @Test("a value set by a service that stops before it is on disk when the group returns")

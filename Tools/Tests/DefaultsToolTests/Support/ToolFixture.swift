@@ -59,10 +59,9 @@ final class ToolFixture: PrivatePreferencesHome {
     /// The file of a named domain.
     func domainFile(_ name: String) -> String { "\(userDirectory)/\(name).plist" }
 
-    /// A domain's values straight from its file, decoded by the library's codec.
+    /// A domain's values straight from its file (``domainValuesOnDisk(atPath:)``).
     func onDisk(_ name: String) throws -> [String: PropertyListValue]? {
-        guard let data = FileManager.default.contents(atPath: domainFile(name)) else { return nil }
-        return try BinaryPropertyListDecoder().decode(data).dictionaryValue
+        try domainValuesOnDisk(atPath: domainFile(name))
     }
 
     /// Installs a native schema for `domain` (XML, mode 0644), as a package would.
