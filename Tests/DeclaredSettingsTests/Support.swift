@@ -67,20 +67,13 @@ func expectSchemaError(
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () throws(SchemaError) -> PreferenceSchema
 ) -> SchemaError? {
-    do {
-        let schema = try body()
-        Issue.record("read a schema of \(schema.keys.count) keys instead of failing with \(code)", sourceLocation: sourceLocation)
-        return nil
-    } catch {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+    let error = expectThrows(code, code: \.code, mentioning: words, in: \.reason, sourceLocation: sourceLocation, body)
+    if let error {
         #expect(error.path == path, "\(error)", sourceLocation: sourceLocation)
         #expect(error.keyPath == keyPath, "\(error)", sourceLocation: sourceLocation)
-        if let words {
-            #expect(error.reason.contains(words), "\(error)", sourceLocation: sourceLocation)
-        }
         #expect(error.description.contains(path), "\(error)", sourceLocation: sourceLocation)
-        return error
     }
+    return error
 }
 
 /// A small seeded generator, so the random-input tests repeat exactly.

@@ -16,16 +16,8 @@ struct HostileInputTests {
         _ bytes: [UInt8], _ code: PropertyListError.Code, mentioning words: String? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) -> PropertyListError? {
-        do {
-            let value = try decoder.decode(bytes)
-            Issue.record("decoded to \(String(describing: value).prefix(100)) instead of failing with \(code)", sourceLocation: sourceLocation)
-            return nil
-        } catch {
-            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-            if let words {
-                #expect(error.description.contains(words), "\(error)", sourceLocation: sourceLocation)
-            }
-            return error
+        expectThrows(code, code: \.code, mentioning: words, sourceLocation: sourceLocation) {
+            () throws(PropertyListError) in try decoder.decode(bytes)
         }
     }
 

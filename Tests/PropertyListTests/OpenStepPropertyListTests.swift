@@ -1,5 +1,6 @@
 import Foundation
 import PropertyList
+import TestSupport
 import Testing
 
 /// The old-style (OpenStep) text format: the decoder's grammar, errors and bounds, and the
@@ -16,18 +17,11 @@ struct OpenStepPropertyListTests {
         decoder: OpenStepPropertyListDecoder = OpenStepPropertyListDecoder(),
         sourceLocation: SourceLocation = #_sourceLocation
     ) -> PropertyListError? {
-        do {
-            let value = try decoder.decode(text)
-            Issue.record("decoded to \(String(describing: value).prefix(100)) instead of failing with \(code)", sourceLocation: sourceLocation)
-            return nil
-        } catch {
-            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-            #expect(error.offset != nil, "\(error) names no offset", sourceLocation: sourceLocation)
-            if let words {
-                #expect(error.description.contains(words), "\(error)", sourceLocation: sourceLocation)
-            }
-            return error
+        let error = expectThrows(code, code: \.code, mentioning: words, sourceLocation: sourceLocation) {
+            () throws(PropertyListError) in try decoder.decode(text)
         }
+        if let error { #expect(error.offset != nil, "\(error) names no offset", sourceLocation: sourceLocation) }
+        return error
     }
 
     // MARK: Decoding

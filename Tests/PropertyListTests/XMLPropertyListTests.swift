@@ -39,18 +39,11 @@ struct XMLPropertyListTests {
         decoder: XMLPropertyListDecoder = XMLPropertyListDecoder(),
         sourceLocation: SourceLocation = #_sourceLocation
     ) -> PropertyListError? {
-        do {
-            let value = try decoder.decode(bytes)
-            Issue.record("decoded to \(String(describing: value).prefix(100)) instead of failing with \(code)", sourceLocation: sourceLocation)
-            return nil
-        } catch {
-            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-            #expect(error.offset != nil, "\(error) names no offset", sourceLocation: sourceLocation)
-            if let words {
-                #expect(error.description.contains(words), "\(error)", sourceLocation: sourceLocation)
-            }
-            return error
+        let error = expectThrows(code, code: \.code, mentioning: words, sourceLocation: sourceLocation) {
+            () throws(PropertyListError) in try decoder.decode(bytes)
         }
+        if let error { #expect(error.offset != nil, "\(error) names no offset", sourceLocation: sourceLocation) }
+        return error
     }
 
     @discardableResult
