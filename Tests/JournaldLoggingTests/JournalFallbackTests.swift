@@ -43,23 +43,19 @@ struct JournalFallbackTests {
         // Guards the checks above: they must fail for the socket's state, not for any socket.
         let directory = try TemporaryDirectory()
         let path = directory.file("socket").path
-        let listener = Process()
-        listener.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        listener.arguments = [
-            "python3", "-c",
-            "import socket, sys; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1]); print('bound', flush=True); sys.stdin.read()",
-            path,
-        ]
-        let input = Pipe()
-        let output = Pipe()
-        listener.standardInput = input
-        listener.standardOutput = output
-        try listener.run()
+        let listener = try Subprocess(
+            "python3",
+            [
+                "-c",
+                "import socket, sys; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1]); print('bound', flush=True); sys.stdin.read()",
+                path,
+            ],
+            input: .pipe)
         defer {
-            try? input.fileHandleForWriting.close()
-            listener.waitUntilExit()
+            listener.closeInput()
+            listener.wait()
         }
-        _ = output.fileHandleForReading.availableData  // "bound"
+        _ = listener.nextLine()  // "bound"
         #expect(JournaldLogHandler.isJournalReachable(socketPath: path))
     }
 

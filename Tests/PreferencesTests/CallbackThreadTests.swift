@@ -57,8 +57,8 @@ struct CallbackThreadTests {
         }
         defer { NotificationCenter.default.removeObserver(token) }
 
-        let worker = try PipedWorker(["write-on-request", "com.example.test", "n"], environment: fixture.processEnvironment)
-        #expect(await eventually { worker.lines.texts.contains("ready") })
+        let worker = try Subprocess(workerPath, ["write-on-request", "com.example.test", "n"], environment: fixture.processEnvironment, input: .pipe)
+        #expect(await eventually { worker.lines.contains("ready") })
         #expect(await eventually { heard.withLock { $0.last } == 0 || store.integer(forKey: "n") == 0 })
 
         let stop = Atomic(false)
@@ -86,7 +86,8 @@ struct CallbackThreadTests {
         }
         stop.store(true, ordering: .relaxed)
         #expect(readsDone.wait(timeout: .now() + 30) == .success, "the reading thread never finished")
-        _ = try worker.finish()
+        worker.closeInput()
+        await worker.wait()
         observation.cancel()
 
         let values = heard.withLock { $0 }.drop { $0 == 0 }
@@ -96,7 +97,7 @@ struct CallbackThreadTests {
         #expect(notifications.load(ordering: .relaxed) >= 1_000)
         // The reads did find commits before the watcher did: the path this test is about.
         #expect(FreshnessChecks.rereadsByReads > readerRereadsBefore, "no read ever caught up first")
-        #expect(worker.process.terminationStatus == 0)
+        #expect(worker.terminationStatus == 0)
     }
 
     /// 10,000 commits by this process, heard by a worker that reads in a loop meanwhile.
@@ -106,30 +107,33 @@ struct CallbackThreadTests {
         store.set(0, forKey: "n")
         try store.flush()
         let observe = ["observe-order", "com.example.test", "n", "2"]
-        let worker: PipedWorker
+        let worker: Subprocess
         if withoutInotify {
             let strace = try #require(installedProgram("strace"), "strace is not installed: run Tests/Scripts/install-dependencies.sh")
             // Every inotify_init1 fails as it does past fs.inotify.max_user_instances.
-            worker = try PipedWorker(
+            worker = try Subprocess(
+                strace,
                 ["-f", "--seccomp-bpf", "-o", "/dev/null", "-e", "trace=inotify_init1", "-e", "inject=inotify_init1:error=EMFILE", workerPath]
-                    + observe, executable: strace, environment: fixture.processEnvironment)
+                    + observe, environment: fixture.processEnvironment, input: .pipe)
         } else {
-            worker = try PipedWorker(observe, environment: fixture.processEnvironment)
+            worker = try Subprocess(workerPath, observe, environment: fixture.processEnvironment, input: .pipe)
         }
-        let lines = worker.lines
-        #expect(await eventually { lines.texts.contains("ready") })
+        #expect(await eventually { worker.lines.contains("ready") })
         for value in 1...commits {
             store.set(value, forKey: "n")
             try store.flush()
         }
-        #expect(await eventually(within: .seconds(60)) { lines.texts.last?.hasPrefix("change ") == true && lines.texts.last?.split(separator: " ")[2] == "\(commits)" },
-                "\(lines.texts.suffix(3))")
-        let warnings = try worker.finish()
-        #expect(worker.process.terminationStatus == 0, "\(warnings)")
+        #expect(await eventually(within: .seconds(60)) { worker.lines.last.map { $0.hasPrefix("change ") && $0.split(separator: " ")[2] == "\(commits)" } == true },
+                "\(worker.lines.suffix(3))")
+        worker.closeInput()
+        await worker.wait()
+        let warnings = worker.errorOutput
+        #expect(worker.terminationStatus == 0, "\(warnings)")
         if withoutInotify { #expect(warnings.contains("inotify"), "the worker did not fall back: \(warnings)") }
 
-        let changes = lines.texts.filter { $0.hasPrefix("change ") }.map { $0.split(separator: " ").map(String.init) }
-        let summary = try #require(lines.texts.last { $0.hasPrefix("rereads ") }).split(separator: " ")
+        let lines = worker.lines
+        let changes = lines.filter { $0.hasPrefix("change ") }.map { $0.split(separator: " ").map(String.init) }
+        let summary = try #require(lines.last { $0.hasPrefix("rereads ") }).split(separator: " ")
         // Commits that land before the watcher wakes arrive as one change, from the old
         // value to the newest; so the chain of changes has no gap, no repeat and no step back.
         var previous = "0"

@@ -380,22 +380,12 @@ struct DeclaredSettingsStoreTests {
         try fixture.installSchema(["Volume": Self.renamed])
         let file = fixture.userFile(Self.domain)
         try fixture.plant(["SoundLevel": 70], at: file)
-        var processes: [(Process, Pipe)] = []
-        for _ in 0..<8 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: workerPath)
-            process.arguments = ["read", Self.domain, "Volume"]
-            process.environment = fixture.processEnvironment
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            processes.append((process, pipe))
+        let workers = try (0..<8).map { _ in
+            try Subprocess(workerPath, ["read", Self.domain, "Volume"], environment: fixture.processEnvironment)
         }
-        for (process, pipe) in processes {
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-            #expect(output == "70\n")
+        for worker in workers {
+            #expect(worker.wait() == 0)
+            #expect(worker.output == "70\n")
         }
         #expect(try domainValuesOnDisk(atPath: file) == ["Volume": 70])
     }

@@ -383,16 +383,11 @@ struct DirectoryWatcherTests {
         try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
         // In the foreground (-f), as a child of the test: a daemon would inherit the
         // descriptor Foundation watches to learn that its child exited, and never close it.
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: bindfs)
-        server.arguments = ["-f", source, mount]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        let server = try Subprocess(bindfs, ["-f", source, mount], output: .nullDevice, errors: .nullDevice)
         defer {
             _ = try? run("umount", [mount])
-            server.terminate()
-            server.waitUntilExit()
+            server.signal(SIGTERM)
+            server.wait()
         }
         try #require(await eventually { isMountPoint(mount) }, "bindfs did not mount \(source)")
         #expect(MountTable.type(holding: mount) == "fuse")
@@ -462,37 +457,32 @@ struct DirectoryWatcherTests {
         let log = directory.file("strace.log").path
 
         // Two directories, so a warning per directory or per failure would show as two.
-        let worker = Process()
-        worker.executableURL = URL(fileURLWithPath: strace)
         // --seccomp-bpf stops the worker only at the faulted call, not at every call it makes.
-        worker.arguments = [
-            "-f", "--seccomp-bpf", "-o", log, "-e", "trace=\(fault.call)",
-            "-e", "inject=\(fault.call):error=\(fault.error)",
-            workerPath, "watch-files", watched, second + "/com.example.plist",
-        ]
-        let input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        worker.standardInput = input
-        worker.standardOutput = output
-        worker.standardError = errors
-        try worker.run()
-        let lines = CollectedLines(output.fileHandleForReading)
-        #expect(await eventually(within: .seconds(30)) { lines.texts.contains("ready") }, "\(lines.texts)")
+        let worker = try Subprocess(
+            strace,
+            [
+                "-f", "--seccomp-bpf", "-o", log, "-e", "trace=\(fault.call)",
+                "-e", "inject=\(fault.call):error=\(fault.error)",
+                workerPath, "watch-files", watched, second + "/com.example.plist",
+            ],
+            input: .pipe)
+        #expect(await worker.waitForLine(within: .seconds(30)) { $0 == "ready" } != nil, "\(worker.lines)")
 
         let changed = ContinuousClock.now
         try replaceByRename(watched, with: "changed")
-        #expect(await eventually(within: .seconds(10)) { lines.arrival(of: "fired \(watched) changed") != nil })
+        let fired = await worker.waitForLine(within: .seconds(10)) { $0 == "fired \(watched) changed" }
+        #expect(fired != nil)
         // The fallback's promise is at most 2 s (a poll every second); this is that contract,
-        // with the poll interval's full second as slack.
-        let latency = try #require(lines.arrival(of: "fired \(watched) changed")) - changed
+        // with the poll interval's full second as slack. The arrival is when the reading
+        // thread read the line, not when this test looked.
+        let latency = try #require(fired).time - changed
         #expect(latency < .seconds(2), "\(latency)")
 
         // Closing its input ends the worker.
-        try input.fileHandleForWriting.close()
-        let warnings = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        worker.waitUntilExit()
-        #expect(worker.terminationStatus == 0, "\(warnings)")
+        worker.closeInput()
+        let status = await worker.wait()
+        let warnings = worker.errorOutput
+        #expect(status == 0, "\(warnings)")
         let warningLines = warnings.split(separator: "\n").filter { $0.hasPrefix("swift-preferences: warning:") }
         #expect(warningLines.count == 1, "\(warnings)")
         #expect(warningLines.first?.contains(fault.call) == true, "\(warnings)")

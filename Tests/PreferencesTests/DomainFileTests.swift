@@ -388,23 +388,13 @@ struct DomainFileTests {
         _ = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["a"] = 1 }
 
         // The holder prints only once flock has the lock, then keeps it until its input closes.
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: flock)
-        holder.arguments = [fixture.file.lockPath, "sh", "-c", "echo locked; read line; true"]
-        let input = Pipe()
-        let output = Pipe()
-        holder.standardInput = input
-        holder.standardOutput = output
-        try holder.run()
-        var released = false
-        func release() throws {
-            guard !released else { return }
-            released = true
-            try input.fileHandleForWriting.close()
-            holder.waitUntilExit()
+        let holder = try Subprocess(flock, [fixture.file.lockPath, "sh", "-c", "echo locked; read line; true"], input: .pipe)
+        func release() {
+            holder.closeInput()
+            holder.wait()
         }
-        defer { try? release() }
-        try #require(readLine(from: output.fileHandleForReading) == "locked")
+        defer { release() }
+        try #require(holder.nextLine() == "locked")
 
         let error = #expect(throws: PreferencesError.self) {
             try fixture.file.update(policy: FilePolicy(lockTimeout: .milliseconds(200)), recovering: [:]) { $0["b"] = 2 }
@@ -413,7 +403,7 @@ struct DomainFileTests {
         #expect(error?.path == fixture.file.lockPath)
         #expect(try fixture.file.read(policy: FilePolicy())?.values == ["a": 1])
 
-        try release()
+        release()
         #expect(holder.terminationStatus == 0)
         _ = try fixture.file.update(policy: FilePolicy(), recovering: [:]) { $0["b"] = 2 }
         #expect(try fixture.file.read(policy: FilePolicy())?.values == ["a": 1, "b": 2])

@@ -19,19 +19,13 @@ struct FreshReadTests {
     func noStaleReads() throws {
         let fixture = try StoreFixture()
         let store = try fixture.store()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: workerPath)
-        process.arguments = ["write-on-request", "com.example.test", "n"]
-        process.environment = fixture.processEnvironment
-        let requests = Pipe(), replies = Pipe()
-        process.standardInput = requests
-        process.standardOutput = replies
-        try process.run()
+        let worker = try Subprocess(
+            workerPath, ["write-on-request", "com.example.test", "n"], environment: fixture.processEnvironment, input: .pipe)
         defer {
-            try? requests.fileHandleForWriting.close()
-            process.waitUntilExit()
+            worker.closeInput()
+            worker.wait()
         }
-        #expect(readLine(from: replies.fileHandleForReading) == "ready")
+        #expect(worker.nextLine() == "ready")
         // Beside the file (no runtime directory), the counter opens when the watcher sees
         // the directory the worker made: fresh reads begin there.
         // The store checks it once the watcher has added it, just after opening it.
@@ -39,8 +33,8 @@ struct FreshReadTests {
         var stale: [Int] = []
         let trials = 10_000
         for trial in 1...trials {
-            requests.fileHandleForWriting.write(Data("\(trial)\n".utf8))
-            guard readLine(from: replies.fileHandleForReading) == String(trial) else {
+            try worker.send("\(trial)")
+            guard worker.nextLine() == String(trial) else {
                 Issue.record("the worker stopped answering at trial \(trial)")
                 return
             }
@@ -186,38 +180,33 @@ struct FreshReadTests {
         let store = try fixture.store()
         store.set(0, forKey: "n")
         try store.flush()
-        let worker = Process()
-        worker.executableURL = URL(fileURLWithPath: strace)
         // Every inotify_init1 fails as it does past fs.inotify.max_user_instances.
-        worker.arguments = [
-            "-f", "--seccomp-bpf", "-o", "/dev/null", "-e", "trace=inotify_init1", "-e", "inject=inotify_init1:error=EMFILE",
-            workerPath, "observe-key", "com.example.test", "n",
-        ]
-        worker.environment = fixture.processEnvironment
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        worker.standardInput = input
-        worker.standardOutput = output
-        worker.standardError = errors
-        try worker.run()
-        let lines = CollectedLines(output.fileHandleForReading)
-        #expect(await eventually(within: .seconds(30)) { lines.texts.contains("ready") }, "\(lines.texts)")
+        let worker = try Subprocess(
+            strace,
+            [
+                "-f", "--seccomp-bpf", "-o", "/dev/null", "-e", "trace=inotify_init1", "-e", "inject=inotify_init1:error=EMFILE",
+                workerPath, "observe-key", "com.example.test", "n",
+            ],
+            environment: fixture.processEnvironment, input: .pipe)
+        #expect(await worker.waitForLine(within: .seconds(30)) { $0 == "ready" } != nil, "\(worker.lines)")
         for value in 1...5 {
             store.set(value, forKey: "n")
             try store.flush()
-            #expect(await eventually(within: .seconds(10)) { lines.texts.contains { $0.hasPrefix("changed integer(\(value)) ") } })
+            #expect(await worker.waitForLine(within: .seconds(10)) { $0.hasPrefix("changed integer(\(value)) ") } != nil)
         }
-        try input.fileHandleForWriting.close()
-        let warnings = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        worker.waitUntilExit()
-        #expect(worker.terminationStatus == 0, "\(warnings)")
+        worker.closeInput()
+        let status = await worker.wait()
+        let warnings = worker.errorOutput
+        #expect(status == 0, "\(warnings)")
         #expect(warnings.contains("inotify"), "the worker fell back: \(warnings)")
         // Every change is delivered by the watcher thread, the process's one door, whatever
         // woke it; the counters woke it for (nearly) every one: the once-a-second poll may
         // find one first.
-        let changes = lines.texts.filter { $0.hasPrefix("changed ") }.map { $0.split(separator: " ") }
-        #expect(changes.count == 5, "\(lines.texts)")
-        #expect(changes.allSatisfy { $0.count == 4 && $0[2] == "prefs-watcher" }, "\(lines.texts)")
+        let lines = worker.lines
+        let changes = lines.filter { $0.hasPrefix("changed ") }.map { $0.split(separator: " ") }
+        #expect(changes.count == 5, "\(lines)")
+        #expect(changes.allSatisfy { $0.count == 4 && $0[2] == "prefs-watcher" }, "\(lines)")
         let wakeUps = changes.last.flatMap { Int($0[3]) } ?? 0
-        #expect(wakeUps >= 4, "the counters woke the watcher \(wakeUps) times for 5 commits: \(lines.texts)")
+        #expect(wakeUps >= 4, "the counters woke the watcher \(wakeUps) times for 5 commits: \(lines)")
     }
 }

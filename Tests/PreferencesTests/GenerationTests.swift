@@ -120,14 +120,8 @@ struct GenerationTests {
     @Test("a generation written by another process names that process's pid and unit")
     func writerProcess() throws {
         let fixture = try StoreFixture()
-        let worker = Process()
-        worker.executableURL = URL(fileURLWithPath: workerPath)
-        worker.arguments = ["set-keys", Self.domain, "w", "2"]
-        worker.environment = fixture.processEnvironment
-        worker.standardOutput = FileHandle.nullDevice
-        try worker.run()
-        worker.waitUntilExit()
-        #expect(worker.terminationStatus == 0)
+        let worker = try Subprocess(workerPath, ["set-keys", Self.domain, "w", "2"], environment: fixture.processEnvironment, output: .nullDevice)
+        #expect(worker.wait() == 0)
         let store = try Self.store(fixture)
         store.set("mine", forKey: "t")
         try store.flush()
@@ -135,8 +129,8 @@ struct GenerationTests {
         #expect(versions.map(\.number) == [3, 2, 1])
         // The child runs in the test's own cgroup, so its unit is the test's.
         #expect(versions[0].writer == .process(id: getpid(), unit: ProcessUnit.current))
-        #expect(versions[1].writer == .process(id: worker.processIdentifier, unit: ProcessUnit.current))
-        #expect(versions[2].writer == .process(id: worker.processIdentifier, unit: ProcessUnit.current))
+        #expect(versions[1].writer == .process(id: worker.pid, unit: ProcessUnit.current))
+        #expect(versions[2].writer == .process(id: worker.pid, unit: ProcessUnit.current))
         #expect(versions[0].changedKeys == ["t"])
         #expect(versions[1].changedKeys == ["w1"])
     }
@@ -148,14 +142,9 @@ struct GenerationTests {
         for round in 0..<3 {
             store.set(round, forKey: "mine")
             try store.flush()
-            let worker = Process()
-            worker.executableURL = URL(fileURLWithPath: workerPath)
-            worker.arguments = ["set-keys", Self.domain, "w\(round)-", "1"]
-            worker.environment = fixture.processEnvironment
-            worker.standardOutput = FileHandle.nullDevice
-            try worker.run()
-            worker.waitUntilExit()
-            #expect(worker.terminationStatus == 0)
+            let worker = try Subprocess(
+                workerPath, ["set-keys", Self.domain, "w\(round)-", "1"], environment: fixture.processEnvironment, output: .nullDevice)
+            #expect(worker.wait() == 0)
         }
         store.set(99, forKey: "mine")
         try store.flush()

@@ -67,15 +67,10 @@ struct ObservedPreferenceTests {
         #expect(binding.value == 5)
         let tracker = Tracker()
         tracker.track(binding)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: workerPath)
         // Sets Level0 to 0 and flushes.
-        process.arguments = ["set-keys", "com.example.test", "Level", "1"]
-        process.environment = fixture.processEnvironment
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let worker = try Subprocess(
+            workerPath, ["set-keys", "com.example.test", "Level", "1"], environment: fixture.processEnvironment, output: .nullDevice)
+        #expect(worker.wait() == 0)
         #expect(waitUntil { tracker.changes.load(ordering: .relaxed) == 1 })
         #expect(waitUntil { binding.value == 0 })
         #expect(tracker.changes.load(ordering: .relaxed) == 1)

@@ -49,18 +49,15 @@ struct PersistentDomainFilesTests {
         let location = try PersistentDomainLocation.named("com.example.locked")
         // Another process holds the domain's lock for a while, as a stuck writer would.
         let lockPath = fixture.userDirectory + "/.com.example.locked.plist.lock"
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        holder.arguments = [lockPath, "sleep", "1.5"]
-        try holder.run()
-        defer { holder.waitUntilExit() }
+        let holder = try Subprocess("/usr/bin/flock", [lockPath, "sleep", "1.5"])
+        defer { holder.wait() }
         while !isLocked(lockPath) { Thread.sleep(forTimeInterval: 0.01) }
 
         let error = #expect(throws: PreferencesError.self) { try tool.setValues(["k": 2], at: location) }
         #expect(error?.code == .lockTimeout)
         let replaced = #expect(throws: PreferencesError.self) { try tool.replacePersistentDomain(["k": 3], at: location) }
         #expect(replaced?.code == .lockTimeout)
-        holder.waitUntilExit()
+        holder.wait()
         // The lock is free now: a flush (as at exit) has nothing of the failed writes to write.
         #expect(!(try tool.persistentDomain(at: location).hasPendingChanges))
         try store.flush()
@@ -70,12 +67,8 @@ struct PersistentDomainFilesTests {
     /// Whether another process holds the lock file's lock (`flock -n` fails to take it).
     private func isLocked(_ path: String) -> Bool {
         guard FileManager.default.fileExists(atPath: path) else { return false }
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        probe.arguments = ["-n", path, "true"]
-        guard (try? probe.run()) != nil else { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus != 0
+        guard let probe = try? Subprocess("/usr/bin/flock", ["-n", path, "true"]) else { return false }
+        return probe.wait() != 0
     }
 
     @Test("modifyPersistentDomain reads and writes under the lock; replace with nothing removes the file")

@@ -374,16 +374,11 @@ struct PublicAPITests {
     func acrossProcesses() throws {
         let fixture = try StoreFixture()
         let store = try fixture.store()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: workerPath)
-        process.arguments = ["transact-increment", Self.domain, "count", "100"]
-        process.environment = fixture.processEnvironment
-        try process.run()
+        let worker = try Subprocess(workerPath, ["transact-increment", Self.domain, "count", "100"], environment: fixture.processEnvironment)
         for _ in 0..<100 {
             try store.transaction { t in t.set(t.integer(forKey: "count") + 1, forKey: "count") }
         }
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(worker.wait() == 0)
         #expect(store.integer(forKey: "count") == 200)
     }
 

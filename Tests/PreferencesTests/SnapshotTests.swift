@@ -70,15 +70,10 @@ struct SnapshotTests {
             let second: PropertyListValue? = if case .dictionary(let pair)? = values["pair"] { pair["second"] } else { nil }
             return (values["first"], second)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: workerPath)
-        process.arguments = ["set-pairs", domain, "200"]
-        process.environment = fixture.processEnvironment
-        try process.run()
-        // Polled, not waited for: a blocking wait would hold one of the few threads that run
+        let worker = try Subprocess(workerPath, ["set-pairs", domain, "200"], environment: fixture.processEnvironment)
+        // Awaited, not waited for: a blocking wait would hold one of the few threads that run
         // the other suites' asynchronous tests.
-        while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(process.terminationStatus == 0)
+        #expect(await worker.wait() == 0)
         // The last write reaches this store through the watcher.
         let deadline = ContinuousClock.now + .seconds(10)
         while store.integer(forKey: "first") != 200 && ContinuousClock.now < deadline {

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 @testable import Preferences
+import TestSupport
 import Testing
 
 /// Sixteen real processes writing one domain, and lock holders killed or stopped.
@@ -26,8 +27,8 @@ struct ConcurrencyTests {
         var longestFlush = 0
         for worker in workers {
             let status = worker.wait()
-            if status != 0 { throw WorkerFailure(description: "worker \(worker.arguments) exited \(status): \(worker.errors)") }
-            for line in worker.remainingOutput.split(separator: "\n") where line.hasPrefix("longest-flush-ms ") {
+            if status != 0 { throw WorkerFailure(description: "worker \(worker.arguments) exited \(status): \(worker.errorOutput)") }
+            for line in worker.output.split(separator: "\n") where line.hasPrefix("longest-flush-ms ") {
                 longestFlush = max(longestFlush, Int(line.dropFirst("longest-flush-ms ".count)) ?? 0)
             }
         }
@@ -55,7 +56,7 @@ struct ConcurrencyTests {
         let workers = try (0..<16).map { try fixture.startWorker(["set-keys", "com.example.batched", "p\($0)-", "500", "25"]) }
         for worker in workers {
             let status = worker.wait()
-            if status != 0 { throw WorkerFailure(description: "worker \(worker.arguments) exited \(status): \(worker.errors)") }
+            if status != 0 { throw WorkerFailure(description: "worker \(worker.arguments) exited \(status): \(worker.errorOutput)") }
         }
         let elapsed = ContinuousClock.now - start
         let disk = try #require(try fixture.onDisk("com.example.batched"))
@@ -102,7 +103,7 @@ struct ConcurrencyTests {
         var delays: [Duration] = []
         for _ in 0..<(isSoak ? 100 : 10) {
             let holder = try fixture.startWorker(["hold-lock", fixture.file(domain).lockPath, "60000"])
-            try #require(holder.readLine() == "locked")
+            try #require(holder.nextLine() == "locked")
             // The writer waits for the lock on another thread; the holder dies meanwhile.
             let writer = try fixture.store(domain)
             writer.set(Int.random(in: 0..<1000), forKey: "after")
@@ -116,7 +117,7 @@ struct ConcurrencyTests {
             }
             usleep(100_000)
             let killedAt = ContinuousClock.now
-            kill(holder.pid, SIGKILL)
+            holder.signal(SIGKILL)
             holder.wait()
             done.wait()
             #expect(failure.withLock { $0 } == nil)
@@ -135,8 +136,8 @@ struct ConcurrencyTests {
         let fixture = try ReliabilityFixture()
         let lockPath = fixture.file("com.example.abandoned").lockPath
         let holder = try fixture.startWorker(["hold-lock", lockPath, "60000"])
-        defer { kill(holder.pid, SIGKILL); holder.wait() }
-        try #require(holder.readLine() == "locked")
+        defer { holder.signal(SIGKILL); holder.wait() }
+        try #require(holder.nextLine() == "locked")
         let policy = FilePolicy(lockTimeout: .milliseconds(50))
         for _ in 0..<5 {
             let error = #expect(throws: PreferencesError.self) { _ = try DomainFileLock(path: lockPath, policy: policy) }
@@ -148,7 +149,7 @@ struct ConcurrencyTests {
         // once set through Foundation before `start()`, which never reaches the system.
         // (Present, not counted: other suites' waiters in this process bear the name too.)
         #expect(threadNamesOfThisProcess().contains("prefs-lock-wait"), "\(threadNamesOfThisProcess())")
-        kill(holder.pid, SIGKILL)
+        holder.signal(SIGKILL)
         holder.wait()
         // The abandoned waiter gets the lock, gives it back and ends; 10 s is a generous
         // bound for a loaded machine (it takes milliseconds).
@@ -163,9 +164,9 @@ struct ConcurrencyTests {
         let fixture = try ReliabilityFixture()
         let domain = "com.example.stopped"
         let holder = try fixture.startWorker(["hold-lock", fixture.file(domain).lockPath, "1500"])
-        defer { kill(holder.pid, SIGCONT); holder.wait() }
-        try #require(holder.readLine() == "locked")
-        kill(holder.pid, SIGSTOP)
+        defer { holder.signal(SIGCONT); holder.wait() }
+        try #require(holder.nextLine() == "locked")
+        holder.signal(SIGSTOP)
         let store = try fixture.store(domain, lockTimeout: .milliseconds(300))
         store.set("kept", forKey: "dirty")
         let start = ContinuousClock.now
@@ -175,7 +176,7 @@ struct ConcurrencyTests {
         #expect(waited >= .milliseconds(300))
         #expect(store.string(forKey: "dirty") == "kept", "the change stays in memory")
         #expect(try fixture.onDisk(domain) == nil)
-        kill(holder.pid, SIGCONT)
+        holder.signal(SIGCONT)
         holder.wait()
         try store.flush()
         #expect(try fixture.onDisk(domain) == ["dirty": "kept"])

@@ -54,11 +54,11 @@ struct CrashConsistencyTests {
             // The kill lands a random moment after start-up, within the first few flushes
             // (a flush with its two fsyncs takes 10-20 ms here): the first flush, the file's
             // creation every tenth round, comes right after "start".
-            try #require(worker.readLine()?.hasPrefix("start ") == true)
+            try #require(worker.nextLine()?.hasPrefix("start ") == true)
             usleep(UInt32.random(in: 0...50_000, using: &generator))
-            kill(worker.pid, SIGKILL)
+            worker.signal(SIGKILL)
             worker.wait()
-            let lines = worker.remainingOutput.split(separator: "\n")
+            let lines = worker.output.split(separator: "\n")
             flushesSeen += lines.filter { $0.hasPrefix("committed ") }.count
             for line in lines where line.hasPrefix("committed ") {
                 committed = Int(line.dropFirst("committed ".count)) ?? committed
@@ -88,11 +88,11 @@ struct CrashConsistencyTests {
         var killedMidCommit = 0
         for iteration in 0..<iterations {
             let worker = try fixture.startWorker(["transaction-loop", domain, String(keys)])
-            try #require(worker.readLine()?.hasPrefix("start ") == true)
+            try #require(worker.nextLine()?.hasPrefix("start ") == true)
             usleep(UInt32.random(in: 0...30_000, using: &generator))
-            kill(worker.pid, SIGKILL)
+            worker.signal(SIGKILL)
             worker.wait()
-            for line in worker.remainingOutput.split(separator: "\n") where line.hasPrefix("committed ") {
+            for line in worker.output.split(separator: "\n") where line.hasPrefix("committed ") {
                 transactionsSeen += 1
                 committed = Int(line.dropFirst("committed ".count)) ?? committed
             }
@@ -122,9 +122,9 @@ struct CrashConsistencyTests {
         // Two whole versions to swing between, each a transaction of 20 keys.
         for generation in 1...2 {
             let writer = try fixture.startWorker(["transaction-loop", domain, "20"])
-            #expect(writer.readLine()?.hasPrefix("start ") == true)
-            while writer.readLine().map({ !$0.hasPrefix("committed \(generation)") }) ?? false {}
-            kill(writer.pid, SIGKILL)
+            #expect(writer.nextLine()?.hasPrefix("start ") == true)
+            while writer.nextLine().map({ !$0.hasPrefix("committed \(generation)") }) ?? false {}
+            writer.signal(SIGKILL)
             writer.wait()
         }
         let iterations = isSoak ? 2_000 : 200
@@ -133,11 +133,11 @@ struct CrashConsistencyTests {
         var killedMidCommit = 0
         for iteration in 0..<iterations {
             let worker = try fixture.startWorker(["undo-loop", domain])
-            try #require(worker.readLine() == "start")
+            try #require(worker.nextLine() == "start")
             usleep(UInt32.random(in: 0...30_000, using: &generator))
-            kill(worker.pid, SIGKILL)
+            worker.signal(SIGKILL)
             worker.wait()
-            restores += worker.remainingOutput.split(separator: "\n").filter { $0.hasPrefix("restored ") }.count
+            restores += worker.output.split(separator: "\n").filter { $0.hasPrefix("restored ") }.count
             let values = try #require(try fixture.onDisk(domain), "iteration \(iteration): the domain file is gone")
             let generation = values["state"]?["generation"]?.integerValue?.intValue ?? 0
             #expect(generation >= 1, "iteration \(iteration): no generation on disk")

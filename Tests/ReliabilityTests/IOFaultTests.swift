@@ -17,11 +17,11 @@ struct IOFaultTests {
     func inNamespace(_ fixture: ReliabilityFixture, setup: String, _ arguments: [String]) throws -> (lines: [String], errors: String) {
         let unshare = try #require(installedProgram("unshare"), "util-linux unshare is needed: run Tests/Scripts/install-dependencies.sh")
         let script = "\(setup) && shift && exec \"$@\""
-        let worker = try Worker(
-            ["-rm", "sh", "-c", script, "sh", fixture.userDirectory, workerPath] + arguments, environment: fixture.environment, executable: unshare)
+        let worker = try Subprocess(
+            unshare, ["-rm", "sh", "-c", script, "sh", fixture.userDirectory, workerPath] + arguments, environment: fixture.environment)
         let status = worker.wait()
-        let output = worker.remainingOutput
-        let errors = worker.errors
+        let output = worker.output
+        let errors = worker.errorOutput
         #expect(status == 0, "\(output)\n\(errors)")
         return (output.split(separator: "\n").map(String.init), errors)
     }

@@ -12,19 +12,16 @@ struct PowerLossTests {
     /// The repository's root, from this file's place in it.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// How long a run may take before it is killed and fails: far longer than the quick run
+    /// takes on a loaded two-core machine, so it bounds only a hang.
+    static let timeout: Duration = .seconds(1800)
+
     /// Runs the script with `options` on the built worker: (exit status, output).
     func run(_ options: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [Self.root.appendingPathComponent("Tests/Scripts/power-loss.sh").path] + options
-            + [builtProductsDirectory.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        let script = Self.root.appendingPathComponent("Tests/Scripts/power-loss.sh").path
+        let finished = try Subprocess.run(
+            "/bin/bash", [script] + options + [builtProductsDirectory.path], errors: .mergedWithOutput, timeout: Self.timeout)
+        return (finished.terminationStatus, finished.output)
     }
 
     @Test("every crash state of two writers' flushes and transactions opens, keeps every flushed value and mixes no commits")

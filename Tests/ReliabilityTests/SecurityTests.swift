@@ -86,9 +86,9 @@ struct SecurityTests {
         let home = fixture.directory.file("a/b/preferences").path
         var environment = fixture.environment
         environment["PREFERENCES_HOME"] = home
-        let worker = try Worker(
-            ["-c", "umask 000 && exec \"$0\" set-keys com.example.umask k 3", workerPath], environment: environment, executable: "/bin/sh")
-        #expect(worker.wait() == 0, "\(worker.errors)")
+        let worker = try Subprocess(
+            "/bin/sh", ["-c", "umask 000 && exec \"$0\" set-keys com.example.umask k 3", workerPath], environment: environment)
+        #expect(worker.wait() == 0, "\(worker.errorOutput)")
         func mode(_ path: String) -> mode_t {
             var status = stat()
             return stat(path, &status) == 0 ? status.st_mode & 0o7777 : 0

@@ -54,13 +54,8 @@ package enum Privileges {
     /// says to install it rather than being skipped.
     package static let canCreateUserNamespaces: Bool = {
         guard let unshare = installedProgram("unshare") else { return true }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: unshare)
-        process.arguments = ["--user", "--map-root-user", "--mount", "true"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        let arguments = ["--user", "--map-root-user", "--mount", "true"]
+        guard let process = try? Subprocess(unshare, arguments, output: .nullDevice, errors: .nullDevice) else { return false }
+        return process.wait() == 0
     }()
 }

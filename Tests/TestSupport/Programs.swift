@@ -8,20 +8,12 @@ package struct ProgramResult: Sendable {
     package var output: String
 }
 
-/// Runs a program found on `PATH` (or at an absolute path) with arguments, collecting its
-/// standard output and error together.
+/// Runs a program found on `PATH` (or at an absolute path) with arguments to completion
+/// (``Subprocess/run(_:_:environment:currentDirectory:input:errors:timeout:)``), collecting
+/// its standard output and error together.
 package func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> ProgramResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [executable] + arguments
-    if let environment { process.environment = environment }
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ProgramResult(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    let finished = try Subprocess.run(executable, arguments, environment: environment, errors: .mergedWithOutput)
+    return ProgramResult(status: finished.terminationStatus, output: finished.output)
 }
 
 /// The folder holding the built test programs (the test bundle's own folder), where

@@ -37,26 +37,24 @@ func withInjectedFault<Result>(
         .appendingPathComponent("swift-preferences-strace-\(UUID().uuidString).log").path
     defer { try? FileManager.default.removeItem(atPath: log) }
 
-    let tracer = Process()
-    tracer.executableURL = URL(fileURLWithPath: strace)
-    tracer.arguments = [
-        "-o", log, "-e", "trace=\(syscall)", "-e", "inject=\(syscall):error=\(error)", "-p", String(threadID),
-    ]
-    let messages = Pipe()
-    tracer.standardError = messages
-    try tracer.run()
+    // strace's messages (its own standard error; the trace goes to the log) are read by a
+    // thread of the subprocess's, so this thread only waits for them.
+    let tracer = try Subprocess(
+        strace, ["-o", log, "-e", "trace=\(syscall)", "-e", "inject=\(syscall):error=\(error)", "-p", String(threadID)],
+        errors: .mergedWithOutput)
     // Detaches strace without making a single system call that could be the faulted one
-    // (Foundation's run loop writes to an eventfd, for instance). strace is killed rather
-    // than asked to stop, because it inherits the test runner thread's signal mask, which
-    // blocks SIGTERM and SIGINT; when a tracer dies the kernel detaches its tracees (strace
-    // sets no PTRACE_O_EXITKILL for -p). The thread is free once it has no tracer.
+    // (Foundation's run loop writes to an eventfd, for instance): signalling takes a lock
+    // and kill(2), and nothing else. strace is killed rather than asked to stop, because it inherits the test runner
+    // thread's signal mask, which blocks SIGTERM and SIGINT; when a tracer dies the kernel
+    // detaches its tracees (strace sets no PTRACE_O_EXITKILL for -p). The thread is free
+    // once it has no tracer.
     func detach() {
-        kill(tracer.processIdentifier, SIGKILL)
+        tracer.signal(SIGKILL)
         while tracerID(of: thread) != 0 { usleep(1000) }
-        tracer.waitUntilExit()
+        tracer.wait()
     }
     // strace reports the attachment before the first traced call can be affected.
-    let attached = readLine(from: messages.fileHandleForReading)
+    let attached = tracer.nextLine()
     guard let attached, attached.hasSuffix("attached") else {
         detach()
         throw FaultInjectionUnavailable(description: "strace did not attach: \(attached ?? "no output")")

@@ -55,9 +55,9 @@ final class ReliabilityFixture: PrivatePreferencesHome {
         }
     }
 
-    /// Starts a worker with its standard output on a pipe.
-    func startWorker(_ arguments: [String]) throws -> Worker {
-        try Worker(arguments, environment: environment)
+    /// Starts a worker, its standard output and error collected.
+    func startWorker(_ arguments: [String]) throws -> Subprocess {
+        try Subprocess(workerPath, arguments, environment: environment)
     }
 
     /// Runs `count` workers at once and requires each to exit 0.
@@ -65,62 +65,13 @@ final class ReliabilityFixture: PrivatePreferencesHome {
         let workers = try (0..<count).map { try startWorker(arguments($0)) }
         for worker in workers {
             let status = worker.wait()
-            if status != 0 { throw WorkerFailure(description: "worker \(worker.arguments) exited \(status): \(worker.errors)") }
+            if status != 0 { throw WorkerFailure(description: "worker \(worker.arguments) exited \(status): \(worker.errorOutput)") }
         }
     }
 }
 
 struct WorkerFailure: Error, CustomStringConvertible {
     let description: String
-}
-
-/// A running `PreferencesWorker`.
-final class Worker {
-    let process = Process()
-    let arguments: [String]
-    private let output = Pipe()
-    private let errorOutput = Pipe()
-
-    init(_ arguments: [String], environment: [String: String], executable: String = workerPath) throws {
-        self.arguments = arguments
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment
-        process.standardOutput = output
-        process.standardError = errorOutput
-        try process.run()
-    }
-
-    var pid: pid_t { process.processIdentifier }
-
-    /// The next line of standard output, blocking; nil at its end.
-    func readLine() -> String? {
-        var bytes: [UInt8] = []
-        while true {
-            guard let chunk = try? output.fileHandleForReading.read(upToCount: 1), let byte = chunk.first else {
-                return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
-            }
-            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
-            bytes.append(byte)
-        }
-    }
-
-    /// Waits for the exit and returns the status (or the signal's number for a kill).
-    @discardableResult
-    func wait() -> Int32 {
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
-    /// The rest of standard output, after exit.
-    var remainingOutput: String {
-        String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    }
-
-    /// Standard error, after exit.
-    var errors: String {
-        String(decoding: errorOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    }
 }
 
 /// Whether the long (soak) versions run: `RELIABILITY_SOAK=1`, set by Tests/Scripts/soak.sh.
