@@ -64,16 +64,10 @@ struct BadInputTests {
     func unwritableOutput(arguments: [String]) throws {
         let tool = try ToolFixture()
         try tool.output(["write", "com.example.full", "k", "v"])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: defaultsPath)
-        process.arguments = arguments
-        process.environment = tool.environment
-        process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let process = try Subprocess(defaultsPath, arguments, environment: tool.environment, output: .handle(full))
+        process.wait()
+        let message = process.errorOutput
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 1)
         #expect(message.contains("standard output could not be written"), "\(message)")

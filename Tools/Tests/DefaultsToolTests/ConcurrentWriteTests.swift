@@ -1,5 +1,6 @@
 import Foundation
 import PropertyList
+import TestSupport
 import Testing
 
 /// Writes go through the library's lock and merge: tools running at once lose nothing.
@@ -8,16 +9,10 @@ struct ConcurrentWriteTests {
     /// Starts every command at once and waits for all of them.
     func runAtOnce(_ tool: ToolFixture, _ commands: [[String]]) throws {
         let processes = try commands.map { arguments in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: defaultsPath)
-            process.arguments = arguments
-            process.environment = tool.environment
-            try process.run()
-            return process
+            try Subprocess(defaultsPath, arguments, environment: tool.environment)
         }
         for process in processes {
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "defaults \(process.arguments ?? []) failed")
+            #expect(process.wait() == 0, "defaults \(process.arguments) failed")
         }
     }
 

@@ -74,27 +74,18 @@ struct ImportSizeLimitTests {
         let total = 8 * Self.limit
         #expect(total > Self.limit + 1 + buffered, "the input must be larger than what could be buffered")
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: defaultsPath)
-        process.arguments = ["import", domain, "-"]
-        process.environment = tool.environment
-        process.currentDirectoryURL = tool.directory.url
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle(fileDescriptor: toolEnd, closeOnDealloc: false)
-        try process.run()
+        let process = try Subprocess(
+            defaultsPath, ["import", domain, "-"], environment: tool.environment, currentDirectory: tool.directory.url.path,
+            input: .handle(FileHandle(fileDescriptor: toolEnd, closeOnDealloc: false)))
         // Only the tool holds its end now, so its exit ends the writer's sends.
         close(toolEnd)
         let writer = SocketWriter(writerEnd, total: total)
-        let errorData = ErrorCollector(errors.fileHandleForReading)
-        _ = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let stderr = String(decoding: errorData.finish(), as: UTF8.self)
+        let status = process.wait()
+        let stderr = process.errorOutput
         let accepted = writer.finish()
         close(writerEnd)
 
-        #expect(process.terminationStatus == 1)
+        #expect(status == 1)
         #expect(stderr.hasPrefix("standard input is larger than \(Self.limit) bytes"), "stderr: \(stderr)")
         #expect(FileManager.default.contents(atPath: tool.domainFile(domain)) == before)
         #expect(accepted < total, "the tool read its whole input instead of stopping at the limit")

@@ -1,71 +1,28 @@
 import Foundation
 import Glibc
-import Synchronization
 import Testing
+import TestSupport
 
 /// `defaults watch` prints changes other processes make, as they happen.
 @Suite("defaults watch")
 struct WatchTests {
-    /// A running `defaults watch` whose output lines are collected as they arrive.
-    final class Watcher: Sendable {
-        let process: Process
-        private let lines = Mutex<[String]>([])
-        private let errors = Mutex<[String]>([])
+    /// A running `defaults watch` whose output lines are collected as they arrive; killed
+    /// (SIGKILL, see ``Subprocess``) when the value goes away.
+    struct Watcher {
+        let process: Subprocess
 
         init(_ tool: ToolFixture, _ arguments: [String]) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: defaultsPath)
-            process.arguments = ["watch"] + arguments
-            process.environment = tool.environment
-            let output = Pipe(), errorOutput = Pipe()
-            process.standardOutput = output
-            process.standardError = errorOutput
-            self.process = process
-            try process.run()
-            // Weakly: the reading threads run until the pipes close, which is when deinit
-            // has killed the process; a strong reference would keep both alive for ever.
-            Self.collect(output.fileHandleForReading) { [weak self] line in self?.lines.withLock { $0.append(line) } }
-            Self.collect(errorOutput.fileHandleForReading) { [weak self] line in self?.errors.withLock { $0.append(line) } }
-        }
-
-        private static func collect(_ handle: FileHandle, _ append: @escaping @Sendable (String) -> Void) {
-            Thread {
-                var buffer: [UInt8] = []
-                // availableData returns what has arrived; read(upToCount:) would wait for all 4096.
-                while case let chunk = handle.availableData, !chunk.isEmpty {
-                    buffer.append(contentsOf: chunk)
-                    while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                        let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                        buffer.removeSubrange(...newline)
-                        append(line)
-                    }
-                }
-            }.start()
+            process = try Subprocess(defaultsPath, ["watch"] + arguments, environment: tool.environment)
         }
 
         /// Waits until `count` lines have arrived; the deadline only bounds a failure.
         func waitFor(lines count: Int) -> [String] {
-            wait { lines.withLock { $0.count >= count } }
-            return lines.withLock { $0 }
+            process.waitForOutput(within: .seconds(30)) { $0.count >= count }
+            return process.lines
         }
 
         func waitUntilReady() {
-            wait { errors.withLock { $0.contains { $0.hasPrefix("Watching ") } } }
-        }
-
-        private func wait(_ condition: () -> Bool) {
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !condition() && ContinuousClock.now < deadline {
-                Thread.sleep(forTimeInterval: 0.01)
-            }
-        }
-
-        deinit {
-            // SIGKILL, not SIGTERM: a test process that has run a ServiceGroup ignores
-            // SIGTERM (swift-service-lifecycle's signal handling sets SIG_IGN), and ignored
-            // signals are inherited by every child it starts afterwards.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.waitForLine(in: .errors, within: .seconds(30)) { $0.hasPrefix("Watching ") }
         }
     }
 
@@ -109,10 +66,10 @@ struct WatchTests {
         let tool = try ToolFixture()
         let watcher = try Watcher(tool, ["com.example.watch", "Count"])
         watcher.waitUntilReady()
-        kill(watcher.process.processIdentifier, SIGSTOP)
+        watcher.process.signal(SIGSTOP)
         try tool.output(["write", "com.example.watch", "Count", "-int", "1"])
         try tool.output(["write", "com.example.watch", "Count", "-int", "2"])
-        kill(watcher.process.processIdentifier, SIGCONT)
+        watcher.process.signal(SIGCONT)
         #expect(watcher.waitFor(lines: 1) == ["Count: (none) → 2"])
         // A later change follows on from the newest value: nothing of the two was queued.
         try tool.output(["write", "com.example.watch", "Count", "-int", "3"])

@@ -57,7 +57,7 @@ package final class EtcdCluster: @unchecked Sendable {
     private let extraArguments: [String]
     private let lock = NSLock()
     // Guarded by `lock`.
-    private var processes: [Process?] = []
+    private var processes: [Subprocess?] = []
     private var rootPassword: String?
     private var isShutDown = false
 
@@ -98,7 +98,7 @@ package final class EtcdCluster: @unchecked Sendable {
                 )
             }
             let cluster = built.map { "\($0.name)=\($0.peerURL)" }.joined(separator: ",")
-            var started: [Process?] = []
+            var started: [Subprocess?] = []
             do {
                 for member in built {
                     started.append(
@@ -150,21 +150,15 @@ package final class EtcdCluster: @unchecked Sendable {
     /// Stops every member (SIGTERM, then SIGKILL after 5 s) and removes the temporary directory.
     /// Calling it again does nothing.
     package func shutdown() {
-        let running: [Process?] = lock.withLock {
+        let running: [Subprocess?] = lock.withLock {
             if isShutDown { return [] }
             isShutDown = true
             defer { processes = processes.map { _ in nil } }
             return processes
         }
-        for process in running {
-            if let process, process.isRunning { Glibc.kill(process.processIdentifier, SIGTERM) }
-        }
-        for process in running {
-            guard let process else { continue }
-            let deadline = Date().addingTimeInterval(5)
-            while process.isRunning && Date() < deadline { usleep(20_000) }
-            if process.isRunning { Self.stop(process, signal: SIGKILL) }
-        }
+        for process in running { process?.signal(SIGTERM) }
+        // Each is killed with SIGKILL if it has not exited 5 s after its wait began.
+        for process in running { process?.wait(timeout: .seconds(5)) }
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -278,10 +272,11 @@ package final class EtcdCluster: @unchecked Sendable {
         if let password { global += ["--user", "root:\(password)"] }
         var environment = ProcessInfo.processInfo.environment
         environment["ETCDCTL_API"] = "3"
-        let result = try Self.execute(etcdctl, global + arguments, input: input, environment: environment)
-        guard result.status == 0 else {
+        // Standard output and error apart: etcdctl logs warnings to standard error beside its JSON.
+        let result = try Subprocess.run(etcdctl, global + arguments, environment: environment, input: input.map { .data($0) } ?? .nullDevice)
+        guard result.terminationStatus == 0 else {
             throw EtcdClusterError(
-                "etcdctl \(arguments.joined(separator: " ")) exited with status \(result.status): \(result.output)\(result.error)")
+                "etcdctl \(arguments.joined(separator: " ")) exited with status \(result.terminationStatus): \(result.output)\(result.errorOutput)")
         }
         return result.output
     }
@@ -372,7 +367,7 @@ package final class EtcdCluster: @unchecked Sendable {
     private static func launch(
         _ etcd: String, member: Member, initialCluster: String, token: String, state: String, tls: EtcdTLSFiles?,
         extra: [String]
-    ) throws -> Process {
+    ) throws -> Subprocess {
         var arguments = [
             "--name", member.name, "--data-dir", member.dataDirectory,
             "--listen-client-urls", member.clientURL, "--advertise-client-urls", member.clientURL,
@@ -397,20 +392,12 @@ package final class EtcdCluster: @unchecked Sendable {
         }
         defer { try? log.close() }
         log.seekToEndOfFile()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: etcd)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
-        return process
+        return try Subprocess(etcd, arguments, output: .handle(log), errors: .mergedWithOutput)
     }
 
-    private static func stop(_ process: Process?, signal: Int32) {
-        guard let process else { return }
-        if process.isRunning { Glibc.kill(process.processIdentifier, signal) }
-        process.waitUntilExit()
+    private static func stop(_ process: Subprocess?, signal: Int32) {
+        process?.signal(signal)
+        process?.wait()
     }
 
     private static func tail(of file: String) -> String {
@@ -443,52 +430,6 @@ package final class EtcdCluster: @unchecked Sendable {
         }
         return ports
     }
-
-    /// Runs a program to completion, feeding `input` and collecting standard output and error
-    /// apart (etcdctl logs warnings to standard error beside its JSON).
-    static func execute(
-        _ path: String, _ arguments: [String], input: Data? = nil, environment: [String: String]? = nil,
-        directory: String? = nil
-    ) throws -> (status: Int32, output: String, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let outputPipe = Pipe()
-        let errorPipe = Pipe()
-        let inputPipe = Pipe()
-        process.standardOutput = outputPipe
-        process.standardError = errorPipe
-        process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
-        try process.run()
-        // Both pipes drain at once and the input is written beside them, so a program that
-        // writes much before reading, or fills one pipe, does not deadlock.
-        let group = DispatchGroup()
-        let errorData = LockedData()
-        DispatchQueue.global().async(group: group) {
-            errorData.set(errorPipe.fileHandleForReading.readDataToEndOfFile())
-        }
-        if let input {
-            DispatchQueue.global().async(group: group) {
-                try? inputPipe.fileHandleForWriting.write(contentsOf: input)
-                try? inputPipe.fileHandleForWriting.close()
-            }
-        }
-        let output = outputPipe.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errorData.get(), as: UTF8.self))
-    }
-}
-
-/// Data handed from a reading thread to the waiting one.
-private final class LockedData: @unchecked Sendable {
-    // Safe to send: `data` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var data = Data()
-    func set(_ value: Data) { lock.withLock { data = value } }
-    func get() -> Data { lock.withLock { data } }
 }
 
 /// A failure of ``EtcdCluster``: etcd did not start, or etcdctl failed; the message says which
@@ -523,9 +464,9 @@ package struct EtcdTLSFiles: Sendable {
         let standard = FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") ? "/usr/bin/openssl" : nil
         guard let openssl = standard ?? installedProgram("openssl") else { throw EtcdClusterError("needs the openssl command (Debian's openssl package)") }
         func run(_ arguments: [String]) throws {
-            let result = try EtcdCluster.execute(openssl, arguments, directory: directory)
-            guard result.status == 0 else {
-                throw EtcdClusterError("openssl \(arguments.joined(separator: " ")) failed: \(result.output)\(result.error)")
+            let result = try Subprocess.run(openssl, arguments, currentDirectory: directory)
+            guard result.terminationStatus == 0 else {
+                throw EtcdClusterError("openssl \(arguments.joined(separator: " ")) failed: \(result.output)\(result.errorOutput)")
             }
         }
         func key(_ name: String) throws {

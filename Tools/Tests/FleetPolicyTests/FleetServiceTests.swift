@@ -2,7 +2,6 @@ import Foundation
 import Glibc
 import Preferences
 import PropertyList
-import Synchronization
 import EtcdTestSupport
 import TestSupport
 import Testing
@@ -30,7 +29,7 @@ struct FleetServiceTests {
         defer { cluster.shutdown() }
         let home = try PrivatePreferencesHome()
         let domain = "com.example.fleet", key = "/preferences/fleet/com.example.fleet"
-        let service = try FleetServiceRun(home: home, endpoints: cluster.endpoints, log: "service.log")
+        let service = try FleetServiceRun(home: home, endpoints: cluster.endpoints)
         defer { service.end() }
         try await service.waitForSynchronization()
         // Started before the managed file exists: its first change is the file's creation.
@@ -89,7 +88,7 @@ struct FleetServiceTests {
         let cluster = try EtcdCluster(members: 1)
         defer { cluster.shutdown() }
         let home = try PrivatePreferencesHome()
-        let service = try FleetServiceRun(home: home, endpoints: cluster.endpoints, log: "service.log")
+        let service = try FleetServiceRun(home: home, endpoints: cluster.endpoints)
         defer { service.end() }
         try await service.waitForSynchronization()
         let domain = "com.example.precedence"
@@ -151,7 +150,7 @@ struct FleetServiceTests {
         let cluster = try EtcdCluster(members: 1)
         defer { cluster.shutdown() }
         let home = try PrivatePreferencesHome()
-        let service = try FleetServiceRun(home: home, endpoints: cluster.endpoints, log: "service.log")
+        let service = try FleetServiceRun(home: home, endpoints: cluster.endpoints)
         defer { service.end() }
         try await service.waitForSynchronization()
         let domain = "com.example.bad", key = "/preferences/fleet/com.example.bad"
@@ -201,7 +200,7 @@ struct FleetServiceTests {
         let home = try PrivatePreferencesHome()
         let domain = "com.example.compact", key = "/preferences/fleet/com.example.compact"
         let other = "com.example.compact.other", gone = "com.example.compact.gone"
-        let first = try FleetServiceRun(home: home, endpoints: cluster.endpoints, log: "run-1.log")
+        let first = try FleetServiceRun(home: home, endpoints: cluster.endpoints)
         defer { first.end() }
         try await first.waitForSynchronization()
         try cluster.put(key, counter(1))
@@ -217,7 +216,7 @@ struct FleetServiceTests {
         let compacted = try cluster.currentRevision()
         try cluster.compact(compacted)
 
-        let second = try FleetServiceRun(home: home, endpoints: cluster.endpoints, log: "run-2.log")
+        let second = try FleetServiceRun(home: home, endpoints: cluster.endpoints)
         defer { second.end() }
         try await second.waitForSynchronization()
         #expect(second.log.contains("at revision \(compacted);"), "\(second.log.suffix(2000))")
@@ -228,9 +227,9 @@ struct FleetServiceTests {
         // Running, but cut off (stopped, its connection lost with a member's restart) while
         // puts and a compaction pass: its watch from the next revision is refused as
         // compacted, and it reads the whole prefix again.
-        kill(second.processIdentifier, SIGSTOP)
+        second.signal(SIGSTOP)
         var continued = false
-        defer { if !continued { kill(second.processIdentifier, SIGCONT) } }
+        defer { if !continued { second.signal(SIGCONT) } }
         cluster.kill(member: 0)
         try cluster.restart(member: 0)
         try cluster.put(key, counter(5))
@@ -238,7 +237,7 @@ struct FleetServiceTests {
         try cluster.delete("/preferences/fleet/\(other)")
         let compactedAgain = try cluster.currentRevision()
         try cluster.compact(compactedAgain)
-        kill(second.processIdentifier, SIGCONT)
+        second.signal(SIGCONT)
         continued = true
         let resynchronized = try await second.waitForLine(containing: "reading the whole prefix again")
         #expect(resynchronized.contains("compact"), "\(resynchronized)")
@@ -260,7 +259,7 @@ struct FleetServiceTests {
         defer { cluster.shutdown() }
         let home = try PrivatePreferencesHome()
         let domain = "com.example.resume", key = "/preferences/fleet/com.example.resume"
-        let first = try FleetServiceRun(home: home, endpoints: cluster.endpoints, log: "run-1.log")
+        let first = try FleetServiceRun(home: home, endpoints: cluster.endpoints)
         defer { first.end() }
         try await first.waitForSynchronization()
         try cluster.put(key, counter(1))
@@ -271,7 +270,7 @@ struct FleetServiceTests {
         #expect(status == 0, "SIGTERM did not stop it cleanly (\(status)): \(first.log.suffix(2000))")
 
         let whileStopped = try cluster.put(key, counter(3))
-        let second = try FleetServiceRun(home: home, endpoints: cluster.endpoints, log: "run-2.log")
+        let second = try FleetServiceRun(home: home, endpoints: cluster.endpoints)
         defer { second.end() }
         try await second.waitForSynchronization()
         // Its whole read catches up; nothing at or below the first run's last revision (or the
@@ -314,7 +313,7 @@ struct FleetServiceTests {
         let domain = "com.example.secure", key = "/preferences/hosts/test-host/com.example.secure"
 
         let home = try PrivatePreferencesHome()
-        let service = try FleetServiceRun(home: home, endpoints: cluster.endpoints, arguments: tlsArguments, log: "tls.log")
+        let service = try FleetServiceRun(home: home, endpoints: cluster.endpoints, arguments: tlsArguments)
         defer { service.end() }
         try await service.waitForSynchronization()
         try await service.waitForApplied(try cluster.put(key, strings(["Transport": "tls"])))
@@ -333,7 +332,7 @@ struct FleetServiceTests {
         try "fleet-secret\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
         let withPassword = try FleetServiceRun(
             home: authenticated, endpoints: cluster.endpoints,
-            arguments: authArguments + ["--user", "root", "--password-file", passwordFile], log: "auth.log")
+            arguments: authArguments + ["--user", "root", "--password-file", passwordFile])
         defer { withPassword.end() }
         try await withPassword.waitForSynchronization()
         #expect(managedValues(authenticated, domain) == ["Transport": "tls"], "the whole read, as root")
@@ -346,7 +345,7 @@ struct FleetServiceTests {
         try "not-the-password".write(toFile: wrongFile, atomically: true, encoding: .utf8)
         let withWrongPassword = try FleetServiceRun(
             home: refused, endpoints: cluster.endpoints,
-            arguments: authArguments + ["--user", "root", "--password-file", wrongFile], log: "wrong.log")
+            arguments: authArguments + ["--user", "root", "--password-file", wrongFile])
         defer { withWrongPassword.end() }
         try await withWrongPassword.waitForLine(containing: "fleet policy: the source is unavailable")
         #expect(!withWrongPassword.log.contains("fleet policy: read "))
@@ -455,36 +454,29 @@ private func currentValue(_ cluster: EtcdCluster, _ key: String) throws -> (valu
 }
 
 /// A `preferences-fleet` process with the private home's environment, `--prefix /preferences/
-/// --group lab --hostname test-host`, its output to a log file in the home.
+/// --group lab --hostname test-host`, its log (standard output and error) collected.
 private final class FleetServiceRun {
-    let process = Process()
-    let logPath: String
+    let process: Subprocess
 
-    init(home: PrivatePreferencesHome, endpoints: String, arguments: [String] = [], log name: String) throws {
-        logPath = home.directory.file(name).path
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        defer { try? handle.close() }
-        process.executableURL = builtProductsDirectory.appendingPathComponent("preferences-fleet")
-        process.arguments =
+    init(home: PrivatePreferencesHome, endpoints: String, arguments: [String] = []) throws {
+        process = try Subprocess(
+            builtProductsDirectory.appendingPathComponent("preferences-fleet").path,
             ["--endpoints", endpoints, "--prefix", "/preferences/", "--group", "lab", "--hostname", "test-host", "--log-to-standard-error"]
-            + arguments
-        process.environment = home.processEnvironment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
+                + arguments,
+            environment: home.processEnvironment, errors: .mergedWithOutput)
     }
 
-    var processIdentifier: Int32 { process.processIdentifier }
     var isRunning: Bool { process.isRunning }
 
+    /// Sends it `signal` (unless it has exited).
+    func signal(_ signal: Int32) { process.signal(signal) }
+
     /// Everything it logged so far.
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    var log: String { process.output }
 
     /// Its "applied revision R to DOMAINS" lines, in order.
     var applied: [(revision: Int64, domains: String)] {
-        log.split(separator: "\n").compactMap { line in
+        process.lines.compactMap { line in
             guard let marker = line.range(of: "fleet policy: applied revision ") else { return nil }
             let rest = line[marker.upperBound...]
             guard let to = rest.range(of: " to "), let revision = Int64(rest[..<to.lowerBound]) else { return nil }
@@ -501,16 +493,11 @@ private final class FleetServiceRun {
     /// first or none comes within `limit`.
     @discardableResult
     func waitForLine(containing text: String, within limit: Duration = .seconds(30)) async throws -> String {
-        var found: String?
-        let seen = await eventually(within: limit) {
-            found = log.split(separator: "\n").first { $0.contains(text) }.map(String.init)
-            return found != nil || !process.isRunning
-        }
-        guard let found else {
+        guard let found = await process.waitForLine(within: limit, where: { $0.contains(text) }) else {
             throw FleetServiceTestError(
-                "preferences-fleet \(seen ? "exited" : "logged nothing") with \"\(text)\"; its log:\n\(log.suffix(4000))")
+                "preferences-fleet \(process.isRunning ? "logged nothing" : "exited") with \"\(text)\"; its log:\n\(log.suffix(4000))")
         }
-        return found
+        return found.text
     }
 
     /// Waits until its first whole read of the prefix is applied.
@@ -527,46 +514,32 @@ private final class FleetServiceRun {
     /// if it has not exited after 10 s. Does nothing more if it already exited.
     @discardableResult
     func stop() -> Int32 {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGCONT)
-            kill(process.processIdentifier, SIGTERM)
-            let deadline = ContinuousClock.now + .seconds(10)
-            while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        process.waitUntilExit()
-        return process.terminationStatus
+        process.signal(SIGCONT)
+        process.signal(SIGTERM)
+        return process.wait(timeout: .seconds(10))
     }
 
     /// Ends it at once with SIGKILL, for clean-up (how it stops is checked where it matters).
     func end() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.signal(SIGKILL)
+        process.wait()
     }
-
-    deinit { end() }
 }
 
 /// `defaults watch DOMAIN KEY` with the private home's environment: another process that
 /// sees the managed layer as its store's forced layer.
 private final class KeyWatcher {
-    private let process = Process()
-    private let output: LineCollector
+    private let process: Subprocess
     private let key: String
 
     init(home: PrivatePreferencesHome, domain: String, key: String) throws {
         self.key = key
-        let pipe = Pipe()
-        process.executableURL = builtProductsDirectory.appendingPathComponent("defaults")
-        process.arguments = ["watch", domain, key]
-        process.environment = home.processEnvironment
-        process.standardOutput = pipe
-        process.standardError = pipe
-        output = LineCollector(pipe.fileHandleForReading)
-        try process.run()
+        process = try Subprocess(
+            builtProductsDirectory.appendingPathComponent("defaults").path, ["watch", domain, key],
+            environment: home.processEnvironment, errors: .mergedWithOutput)
     }
 
-    var lines: [String] { output.lines }
+    var lines: [String] { process.lines }
     /// `defaults watch` says "Watching DOMAIN key KEY ..." on standard error once it observes.
     var isReady: Bool { lines.contains { $0.hasPrefix("Watching ") } }
 
@@ -581,38 +554,11 @@ private final class KeyWatcher {
 
     /// Ends it with SIGTERM, as an interrupted watch ends, and waits (SIGKILL after 10 s).
     func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.signal(SIGTERM)
+        process.wait(timeout: .seconds(10))
     }
 
     deinit { if process.isRunning { stop() } }
-}
-
-/// Lines read from a pipe by a thread of their own (the reads block; a task would hold one
-/// of the test runner's few threads).
-private final class LineCollector: Sendable {
-    private let collected = Mutex<[String]>([])
-
-    init(_ handle: FileHandle) {
-        Thread { [self] in
-            var buffer = Data()
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                buffer.append(chunk)
-                while let newline = buffer.firstIndex(of: 0x0A) {
-                    let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                    buffer.removeSubrange(buffer.startIndex...newline)
-                    collected.withLock { $0.append(line) }
-                }
-            }
-        }.start()
-    }
-
-    var lines: [String] { collected.withLock { $0 } }
 }
 
 private struct FleetServiceTestError: Error, CustomStringConvertible {

@@ -5,38 +5,25 @@ import Testing
 
 @Suite("The swift-configuration example service")
 struct ExampleServiceTests {
-    /// Output lines of a running program, collected by a thread of their own so that no
-    /// pool thread blocks on the pipe.
-    static func collectLines(from handle: FileHandle, into lines: Arrivals<String>) {
-        Thread.detachNewThread {
-            var pending = Data()
-            while case let chunk = handle.availableData, !chunk.isEmpty {
-                pending.append(chunk)
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    lines.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
-                    pending = Data(pending[(newline + 1)...])
-                }
-            }
-        }
-    }
-
     @Test("applies each defaults write through its ConfigReader within 1 s, and stops gracefully on SIGTERM")
     func appliesChangesLive() async throws {
         let fixture = try ProviderFixture()
         let domain = "com.example.service"
         try await fixture.defaults(["write", domain, "http", "-dict", "port", "-int", "8080", "timeout", "-int", "30"])
 
-        let service = Process()
-        service.executableURL = builtProductsDirectory.appendingPathComponent("preferences-config-example")
-        service.environment = fixture.environment.merging(["EXAMPLE_DOMAIN": domain]) { $1 }
-        let output = Pipe()
-        service.standardOutput = output
-        let lines = Arrivals<String>()
-        Self.collectLines(from: output.fileHandleForReading, into: lines)
-        try service.run()
-        defer { if service.isRunning { service.terminate() } }
+        // Its output lines are read by a thread of their own, each with its arrival time.
+        let service = try Subprocess(
+            builtProductsDirectory.appendingPathComponent("preferences-config-example").path,
+            environment: fixture.environment.merging(["EXAMPLE_DOMAIN": domain]) { $1 })
+        /// When the first line matching `predicate` arrived, waiting until `deadline`; nil if
+        /// none arrived by then. Judged by the recorded arrival time, so a waiter that itself
+        /// runs late neither fails a prompt arrival nor excuses a late one.
+        func arrival(before deadline: Date, where predicate: (String) -> Bool) async -> Date? {
+            let line = await service.waitForLine(within: .seconds(max(0, deadline.timeIntervalSinceNow)), where: predicate)
+            return line.flatMap { $0.date <= deadline ? $0.date : nil }
+        }
 
-        #expect(await lines.arrival(before: Date() + 30) { $0.contains("http.timeout=30.0") } != nil, "\(lines.values)")
+        #expect(await arrival(before: Date() + 30) { $0.contains("http.timeout=30.0") } != nil, "\(service.lines)")
         // A ConfigReader watch in a process of its own, so its timing is the provider's and
         // swift-configuration's, not this test run's busy thread pool: each change must be
         // applied within 1 s of the rename that made it (the line's arrival is recorded by
@@ -45,9 +32,9 @@ struct ExampleServiceTests {
         for round in 1...20 {
             try await fixture.defaults(["write", domain, "http", "-dict-add", "timeout", "-int", "\(round)"])
             let renamed = try statusChangeTime(fixture.domainFile(domain))
-            let applied = await lines.arrival(before: renamed + 1) { $0.hasSuffix("http.port=8080 http.timeout=\(round).0") }
+            let applied = await arrival(before: renamed + 1) { $0.hasSuffix("http.port=8080 http.timeout=\(round).0") }
             guard let applied else {
-                Issue.record("round \(round) not applied within 1 s of the rename: \(lines.values.suffix(3))")
+                Issue.record("round \(round) not applied within 1 s of the rename: \(service.lines.suffix(3))")
                 break
             }
             latencies.append(applied.timeIntervalSince(renamed))
@@ -55,13 +42,13 @@ struct ExampleServiceTests {
         print("measured: rename by defaults write → applied by the example service's ConfigReader.watchSnapshot, \(summary(latencies))")
         try await fixture.defaults(["write", domain, "greeting", "-string", "Bonjour"])
         let renamed = try statusChangeTime(fixture.domainFile(domain))
-        #expect(await lines.arrival(before: renamed + 1) { $0.hasSuffix("greeting=Bonjour http.port=8080 http.timeout=20.0") } != nil)
+        #expect(await arrival(before: renamed + 1) { $0.hasSuffix("greeting=Bonjour http.port=8080 http.timeout=20.0") } != nil)
 
-        kill(service.processIdentifier, SIGTERM)
-        let deadline = Date() + 10
-        while service.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(!service.isRunning)
+        service.signal(SIGTERM)
+        // Killed after 10 s if still running, which `timedOut` records.
+        await service.wait(timeout: .seconds(10))
+        #expect(!service.timedOut)
         #expect(service.terminationReason == .exit && service.terminationStatus == 0)
-        #expect(await lines.arrival(before: Date() + 1) { $0.contains("stopped") } != nil, "\(lines.values)")
+        #expect(await arrival(before: Date() + 1) { $0.contains("stopped") } != nil, "\(service.lines)")
     }
 }

@@ -24,26 +24,14 @@ final class ToolFixture: PrivatePreferencesHome {
     /// Runs `defaults` with `arguments` to completion.
     @discardableResult
     func run(_ arguments: [String], input: [UInt8]? = nil, extraEnvironment: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: defaultsPath)
-        process.arguments = arguments
-        process.environment = environment.merging(extraEnvironment) { _, new in new }
-        process.currentDirectoryURL = directory.url
-        let output = Pipe(), errors = Pipe(), stdin = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input)) }
-        try stdin.fileHandleForWriting.close()
-        // Standard error on its own thread, so neither pipe can fill up and block the tool.
-        let errorData = ErrorCollector(errors.fileHandleForReading)
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let stderr = errorData.finish()
+        // Standard input is a pipe holding `input` (or nothing) and then closed.
+        let finished = try Subprocess.run(
+            defaultsPath, arguments, environment: environment.merging(extraEnvironment) { _, new in new },
+            currentDirectory: directory.url.path, input: .data(Data(input ?? [])))
+        let outputData = finished.outputData
         return Result(
-            status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self), stdoutBytes: [UInt8](outputData))
+            status: finished.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
+            stderr: finished.errorOutput, stdoutBytes: [UInt8](outputData))
     }
 
     /// Runs the tool and returns its standard output, requiring success.

@@ -52,27 +52,11 @@ struct FixtureFailure: Error, CustomStringConvertible {
 /// Waits without blocking a thread: tests run in parallel on a small cooperative pool,
 /// and a blocked pool thread would delay the very watch deliveries the tests time.
 func runProgram(_ program: String, _ arguments: [String], environment: [String: String], input: Data? = nil) async throws {
-    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-        let process = Process()
-        process.executableURL = builtProductsDirectory.appendingPathComponent(program)
-        process.arguments = arguments
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        let stdin = Pipe()
-        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
-        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-        do {
-            try process.run()
-        } catch {
-            continuation.resume(throwing: error)
-            return
-        }
-        if let input {
-            stdin.fileHandleForWriting.write(input)
-            try? stdin.fileHandleForWriting.close()
-        }
-    }
+    let process = try Subprocess(
+        builtProductsDirectory.appendingPathComponent(program).path, arguments, environment: environment,
+        input: input.map { .data($0) } ?? .nullDevice, output: .nullDevice)
+    let status = await process.wait()
     guard status == 0 else {
-        throw FixtureFailure(description: "\(program) \(arguments) exited \(status)")
+        throw FixtureFailure(description: "\(program) \(arguments) exited \(status): \(process.errorOutput)")
     }
 }
