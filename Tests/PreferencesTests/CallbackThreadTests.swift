@@ -23,7 +23,7 @@ struct CallbackThreadTests {
 
     @Test("a read under the application's lock never runs an observer that takes that lock: 1,000 commits by another process, all heard, none on the reading thread")
     func readUnderApplicationLock() async throws {
-        let fixture = try StoreFixture(onTmpfs: ())
+        let fixture = try StoreFixture(onTmpfs: true)
         try fixture.usePrivateRuntimeDirectory()
         let store = try fixture.store()
         // The application's own lock, not recursive: an observer run inside a read made under
@@ -156,14 +156,14 @@ struct CallbackThreadTests {
 
     @Test("10,000 commits by another process reach its observers on the watcher thread only, in commit order, each once")
     func tenThousandCommitsOnTheWatcher() async throws {
-        let fixture = try StoreFixture(onTmpfs: ())
+        let fixture = try StoreFixture(onTmpfs: true)
         try fixture.usePrivateRuntimeDirectory()
         try await commitsHeardInOrder(fixture: fixture, withoutInotify: false)
     }
 
     @Test("without an inotify instance, 10,000 commits still reach observers on the watcher thread only, in order, each once")
     func tenThousandCommitsWithoutInotify() async throws {
-        let fixture = try StoreFixture(onTmpfs: ())
+        let fixture = try StoreFixture(onTmpfs: true)
         try fixture.usePrivateRuntimeDirectory()
         try await commitsHeardInOrder(fixture: fixture, withoutInotify: true)
     }

@@ -27,17 +27,33 @@ open class PrivatePreferencesHome {
     /// ``directory``, not created, so no schema installed on the machine applies.
     package let schemaDirectory: String
 
+    /// The user directory made on /dev/shm by `init(onTmpfs: true)`, removed with the fixture.
+    private let tmpfsUserDirectory: String?
+
     /// Creates the temporary directory and the home directory in it.
     ///
-    /// - Parameter userDirectory: A `PREFERENCES_HOME` elsewhere (on tmpfs, say); the
-    ///   caller creates and removes it.
-    package init(userDirectory: String? = nil) throws {
+    /// - Parameters:
+    ///   - userDirectory: A `PREFERENCES_HOME` elsewhere; the caller creates and removes it.
+    ///   - onTmpfs: Put the user directory on /dev/shm (tmpfs), created here (mode 0700) and
+    ///     removed with the fixture, where fsync costs nothing: for tests of locking, merging,
+    ///     threads and delivery that commit thousands of times, not of the disk (the power-loss
+    ///     and fault tests cover that).
+    package init(userDirectory: String? = nil, onTmpfs: Bool = false) throws {
         directory = try TemporaryDirectory()
-        self.userDirectory = userDirectory ?? directory.file("preferences").path
+        let tmpfs = onTmpfs ? "/dev/shm/swift-preferences-tests-\(UUID().uuidString)" : nil
+        if let tmpfs {
+            try FileManager.default.createDirectory(atPath: tmpfs, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        tmpfsUserDirectory = tmpfs
+        self.userDirectory = tmpfs ?? userDirectory ?? directory.file("preferences").path
         systemDirectory = directory.file("system").path
         homeDirectory = directory.file("home").path
         schemaDirectory = directory.file("schemas").path
         try FileManager.default.createDirectory(atPath: homeDirectory, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        if let tmpfsUserDirectory { try? FileManager.default.removeItem(atPath: tmpfsUserDirectory) }
     }
 
     /// `PREFERENCES_HOME`, `PREFERENCES_SYSTEM_DIR`, `HOME` and `PREFERENCES_SCHEMA_PATH`

@@ -16,23 +16,6 @@ final class StoreFixture: PrivatePreferencesHome {
         return environment
     }
 
-    /// The user directory made on /dev/shm by ``init(onTmpfs:)``, removed with the fixture.
-    private var tmpfsDirectory: String?
-
-    /// A fixture whose preferences directory is on /dev/shm (tmpfs), where fsync costs
-    /// nothing: for tests of threads and delivery that commit thousands of times, not of the
-    /// disk (the power-loss and fault tests cover that).
-    convenience init(onTmpfs: Void) throws {
-        let path = "/dev/shm/swift-preferences-tests-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try self.init(userDirectory: path)
-        tmpfsDirectory = path
-    }
-
-    deinit {
-        if let tmpfsDirectory { try? FileManager.default.removeItem(atPath: tmpfsDirectory) }
-    }
-
     /// Gives the fixture a private runtime directory (mode 0700) for its commit counters.
     func usePrivateRuntimeDirectory() throws {
         let path = directory.file("run").path

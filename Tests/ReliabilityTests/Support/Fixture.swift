@@ -6,19 +6,12 @@ import TestSupport
 /// A private preferences home (``PrivatePreferencesHome``) for one test, the worker
 /// processes that write it, and what is on disk.
 final class ReliabilityFixture: PrivatePreferencesHome {
-    private let inMemory: Bool
-
-    deinit {
-        if inMemory { try? FileManager.default.removeItem(atPath: userDirectory) }
-    }
-
     /// Creates the fixture and its preferences directory (mode 0700).
     ///
     /// - Parameter inMemory: Put the preferences directory on /dev/shm (tmpfs), where
     ///   fsync costs nothing: for stress tests of locking and merging, not of the disk.
     init(inMemory: Bool = false) throws {
-        self.inMemory = inMemory
-        try super.init(userDirectory: inMemory ? "/dev/shm/swift-preferences-\(UUID().uuidString)" : nil)
+        try super.init(onTmpfs: inMemory)
         try FileManager.default.createDirectory(atPath: userDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
