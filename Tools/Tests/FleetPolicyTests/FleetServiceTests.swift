@@ -66,7 +66,10 @@ struct FleetServiceTests {
         #expect(!values.isEmpty && values.allSatisfy { (1...count).contains($0) }, "\(watcher.lines)")
         #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 }, "the watcher saw values out of order: \(values)")
 
-        // Every put's revision applied exactly once, all in increasing order.
+        // Every put's revision applied exactly once, all in increasing order. The service logs
+        // a revision after it has written it, so the watcher may see the last value before the
+        // test has read that log line from the service's pipe: wait for the line.
+        try await service.waitForApplied(try #require(revisions.last))
         let applied = service.applied.map(\.revision)
         #expect(zip(applied, applied.dropFirst()).allSatisfy { $0 < $1 }, "applied out of order or twice: \(applied)")
         let appliedCounts = Dictionary(applied.map { ($0, 1) }, uniquingKeysWith: +)
