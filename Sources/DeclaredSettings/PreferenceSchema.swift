@@ -17,7 +17,7 @@ public struct PreferenceSchema: Sendable, Hashable {
     }
 
     /// The declared keys by name.
-    public private(set) var keys: [String: DeclaredKey]
+    public internal(set) var keys: [String: DeclaredKey]
     /// The file the schema was read from (a bundle's `Root.plist`), or a name given by code.
     public var path: String
     /// The format it was read from.

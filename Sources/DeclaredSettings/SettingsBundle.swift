@@ -45,6 +45,8 @@ enum SettingsBundle {
         /// Where each key was declared, for the duplicate error.
         var places: [String: String] = [:]
         var files: [String] = []
+        /// Each pane as read, titles still raw, in the order first reached.
+        var panes: [SettingsPane] = []
 
         mutating func visit(file stem: String, chain: [String]) throws(SchemaError) {
             let path = "\(bundle)/\(stem).plist"
@@ -67,6 +69,8 @@ enum SettingsBundle {
             guard case .array(let specifiers)? = top["PreferenceSpecifiers"] else {
                 throw SchemaError(.malformed, path: path, keyPath: "PreferenceSpecifiers", "missing or not an array")
             }
+            let paneIndex = panes.count
+            panes.append(SettingsPane(file: stem, title: top["Title"]?.stringValue, stringsTable: top["StringsTable"]?.stringValue, specifiers: []))
             var group: String?
             for (index, item) in specifiers.enumerated() {
                 let at = "PreferenceSpecifiers[\(index)]"
@@ -76,9 +80,11 @@ enum SettingsBundle {
                 guard case .dictionary(let spec) = item else { throw fail(.malformed, nil, "a specifier must be a dictionary") }
                 guard case .string(let type)? = spec["Type"] else { throw fail(.malformed, "Type", "missing or not a string") }
                 let title = spec["Title"]?.stringValue
+                var shown = SettingsSpecifier(kind: .group, title: title, footer: spec["FooterText"]?.stringValue)
                 switch type {
                 case "PSGroupSpecifier":
                     group = title
+                    panes[paneIndex].specifiers.append(shown)
                     continue
                 case "PSChildPaneSpecifier":
                     guard case .string(let child)? = spec["File"], !child.isEmpty, !child.contains("/"), child != ".", child != "..",
@@ -86,6 +92,9 @@ enum SettingsBundle {
                     else {
                         throw fail(.malformed, "File", "must name a file in the same bundle (one path component, without .plist)")
                     }
+                    shown.kind = .childPane
+                    shown.childPane = child
+                    panes[paneIndex].specifiers.append(shown)
                     try visit(file: child, chain: chain + [stem])
                     continue
                 default: break
@@ -94,10 +103,15 @@ enum SettingsBundle {
                     throw fail(.malformed, "Key", "missing: a \(type) declares a key")
                 }
                 let defaultValue = spec["DefaultValue"]
+                shown.key = name
+                shown.defaultValue = defaultValue
                 var key: DeclaredKey
                 switch type {
                 case "PSToggleSwitchSpecifier":
                     let on = spec["TrueValue"], off = spec["FalseValue"]
+                    shown.kind = .toggleSwitch
+                    shown.trueValue = on
+                    shown.falseValue = off
                     if on != nil || off != nil {
                         let values = [on ?? .bool(true), off ?? .bool(false)]
                         guard let common = commonType(values) else {
@@ -127,7 +141,10 @@ enum SettingsBundle {
                             throw fail(.malformed, "Titles", "must be strings, one for each of Values")
                         }
                         key.choiceTitles = strings
+                        shown.titles = strings
                     }
+                    shown.kind = type == "PSMultiValueSpecifier" ? .multiValue : .radioGroup
+                    shown.values = values
                 case "PSSliderSpecifier":
                     guard let low = spec["MinimumValue"], let high = spec["MaximumValue"],
                         DeclaredType.real.admits(low), DeclaredType.real.admits(high),
@@ -140,13 +157,30 @@ enum SettingsBundle {
                         throw fail(.invalidDefault, "MinimumValue", "the minimum is above the maximum")
                     }
                     key = DeclaredKey(name: name, type: .real, defaultValue: defaultValue, minimum: low, maximum: high)
+                    shown.kind = .slider
+                    shown.minimum = low
+                    shown.maximum = high
                 case "PSTextFieldSpecifier":
                     key = DeclaredKey(name: name, type: .string, defaultValue: defaultValue)
+                    shown.kind = .textField
+                    shown.isSecure = spec["IsSecure"] == .bool(true)
+                    shown.keyboardType = spec["KeyboardType"]?.stringValue
+                    shown.autocapitalization = spec["AutocapitalizationType"]?.stringValue
+                    shown.autocorrection = spec["AutocorrectionType"]?.stringValue
                 case "PSTitleValueSpecifier":
                     guard let defaultValue else {
                         throw fail(.malformed, "DefaultValue", "a title value shows its DefaultValue, which is missing")
                     }
                     key = DeclaredKey(name: name, type: DeclaredType(of: defaultValue), defaultValue: defaultValue)
+                    shown.kind = .titleValue
+                    // Optional words for the values it may show; ignored unless they pair up.
+                    if case .array(let values)? = spec["Values"], case .array(let titles)? = spec["Titles"] {
+                        let strings = titles.compactMap(\.stringValue)
+                        if strings.count == titles.count, strings.count == values.count {
+                            shown.values = values
+                            shown.titles = strings
+                        }
+                    }
                 default:
                     throw fail(.malformed, "Type", "unknown specifier type \"\(type)\"")
                 }
@@ -160,6 +194,7 @@ enum SettingsBundle {
                 }
                 places[name] = "\(stem).plist \(at)"
                 keys.append(key)
+                panes[paneIndex].specifiers.append(shown)
             }
         }
     }

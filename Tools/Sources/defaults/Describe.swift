@@ -36,9 +36,18 @@ struct Describe: ParsableCommand {
         } catch {
             throw DefaultsFailure("\(location): \(error.description)")
         }
-        guard let schema = found else {
+        guard var schema = found else {
             let searched = files.schemaSearchPath.directories.joined(separator: ", ")
             throw DefaultsFailure("no schema declares \(location); looked for \(location).plist and \(location).bundle in: \(searched.isEmpty ? "(no directories)" : searched)")
+        }
+        // A Settings.bundle's titles are keys into its strings tables: show the words, in the
+        // user's language, as the Settings app (and the settings page) would.
+        if schema.format == .settingsBundle, let bundle = PreferenceSchema.settingsBundleDirectory(of: schema.path) {
+            let languages = StringsTable.preferredLanguages(environment: context.environment)
+            if let layout = try? SettingsBundleLayout(bundle: bundle, languages: languages) {
+                for problem in layout.problems { Output.error("warning: \(problem) (its words are not used)") }
+                schema = layout.localizing(schema)
+            }
         }
         let declarations: [DeclaredKey]
         if let key {
@@ -118,7 +127,9 @@ private struct Described {
             ("minimum", optional(key.minimum)),
             ("maximum", optional(key.maximum)),
             ("choices", key.choices.map { "[" + $0.map { JSONText.encode($0, pretty: false) }.joined(separator: ",") + "]" } ?? "null"),
+            ("choiceTitles", key.choiceTitles.map { "[" + $0.map(JSONText.string).joined(separator: ",") + "]" } ?? "null"),
             ("summary", key.summary.map(JSONText.string) ?? "null"),
+            ("group", key.group.map(JSONText.string) ?? "null"),
             ("description", key.details.map(JSONText.string) ?? "null"),
             ("renamedFrom", "[" + key.renamedFrom.map(JSONText.string).joined(separator: ",") + "]"),
             ("value", optional(winner?.value)),

@@ -1,5 +1,6 @@
 import Foundation
 import PropertyList
+import TestSupport
 import Testing
 
 /// `defaults describe`, and `write` and `import` checking values against the domain's schema.
@@ -88,6 +89,33 @@ struct SchemaToolTests {
         let one = try fixture.output(["describe", Self.domain, "Theme"])
         #expect(one.contains("1 declared key "))
         #expect(!one.contains("Volume"))
+    }
+
+    @Test("describe shows a Settings.bundle's titles, group and choice names from its strings table, in the user's language")
+    func describeLocalizedBundle() throws {
+        let fixture = try ToolFixture()
+        let bundle = "\(fixture.schemaDirectory)/com.example.words.bundle"
+        try FileManager.default.createDirectory(atPath: bundle + "/en.lproj", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: bundle + "/fr.lproj", withIntermediateDirectories: true)
+        let root: PropertyListValue = [
+            "StringsTable": "Root",
+            "PreferenceSpecifiers": [
+                ["Type": "PSGroupSpecifier", "Title": "GROUP_MAIN"],
+                ["Type": "PSMultiValueSpecifier", "Key": "Count", "Title": "COUNT_TITLE", "Values": [1, 2], "Titles": ["ONE", "TWO"], "DefaultValue": 1],
+            ],
+        ]
+        try Data(XMLPropertyListEncoder().encode(root)).write(to: URL(fileURLWithPath: bundle + "/Root.plist"))
+        let english = "\"GROUP_MAIN\" = \"Main\";\n\"COUNT_TITLE\" = \"How many\";\n\"ONE\" = \"One\";\n\"TWO\" = \"Two\";\n"
+        try Data([0xFF, 0xFE] + english.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }).write(to: URL(fileURLWithPath: bundle + "/en.lproj/Root.strings"))
+        try Data("\"COUNT_TITLE\" = \"Combien\";".utf8).write(to: URL(fileURLWithPath: bundle + "/fr.lproj/Root.strings"))
+
+        let text = try fixture.run(["describe", "com.example.words"], extraEnvironment: ["LANG": "C.UTF-8"])
+        #expect(text.status == 0, "\(text.stderr)")
+        for words in ["How many", "One", "Two", "Main"] { #expect(text.stdout.contains(words), "\(words) missing from \(text.stdout)") }
+        for raw in ["COUNT_TITLE", "ONE", "TWO", "GROUP_MAIN"] { #expect(!text.stdout.contains(raw), "\(raw) printed raw in \(text.stdout)") }
+        let french = try fixture.run(["describe", "--json", "com.example.words", "Count"], extraEnvironment: ["LANG": "fr_FR.UTF-8"])
+        #expect(french.stdout.contains("\"Combien\""), "\(french.stdout)")
+        #expect(french.stdout.contains("\"One\""), "words French lacks come from English: \(french.stdout)")
     }
 
     @Test("describe --json gives the same facts as JSON")
