@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "preferences-greeter", targets: ["preferences-greeter"]),
         .executable(name: "preferences-config-example", targets: ["preferences-config-example"]),
         .executable(name: "preferences-demo", targets: ["preferences-demo"]),
+        .executable(name: "preferences-settings", targets: ["preferences-settings"]),
     ],
     dependencies: [
         .package(name: "swift-preferences", path: "..", traits: ["Configuration", "ServiceLifecycle"]),
@@ -29,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The settings page's HTTP server (preferences-settings).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // What `defaults` does, apart from its argument parsing, so tests call it in-process.
@@ -75,6 +78,32 @@ let package = Package(
         .executableTarget(
             name: "preferences-demo",
             dependencies: [.product(name: "Preferences", package: "swift-preferences")],
+            swiftSettings: strictSettings
+        ),
+        // A domain's settings page: its rows from the declarations and the store, as HTML, and
+        // the requests that change them; knows nothing of HTTP servers, so it is tested without one.
+        .target(
+            name: "SettingsPage",
+            dependencies: [
+                "DefaultsCommand",
+                .product(name: "Preferences", package: "swift-preferences"),
+                .product(name: "DeclaredSettings", package: "swift-preferences"),
+                .product(name: "PropertyList", package: "swift-preferences"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // preferences-settings: serves the settings pages on loopback, behind a token.
+        .executableTarget(
+            name: "preferences-settings",
+            dependencies: [
+                "SettingsPage", "DefaultsCommand",
+                .product(name: "Preferences", package: "swift-preferences"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         // The fleet policy's etcd key layout and its merge into managed values, apart from any
@@ -165,6 +194,16 @@ let package = Package(
                 .product(name: "Preferences", package: "swift-preferences"),
                 .product(name: "PropertyList", package: "swift-preferences"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SettingsPageTests",
+            dependencies: [
+                "SettingsPage", "TestSupport",
+                .product(name: "Preferences", package: "swift-preferences"),
+                .product(name: "DeclaredSettings", package: "swift-preferences"),
+                .product(name: "PropertyList", package: "swift-preferences"),
             ],
             swiftSettings: strictSettings
         ),

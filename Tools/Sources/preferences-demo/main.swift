@@ -5,6 +5,11 @@
 //   preferences-demo latency [COUNT]     set → callback latency across processes, COUNT
 //                                        changes (default 1,000): p50, p99, p99.9, max
 //   preferences-demo observe [--quiet]   the observing process (started by the two above)
+//   preferences-demo writer DOMAIN       a writer another program drives: for each line
+//                                        "KEY INTEGER" on standard input it sets the key,
+//                                        flushes, and prints the wall-clock time flush returned
+//                                        (CLOCK_REALTIME, nanoseconds), after "ready"; the
+//                                        settings page's browser latency is timed from it
 //
 // Files go to $PREFERENCES_HOME, or a fresh temporary directory when it is unset.
 import Foundation
@@ -78,6 +83,27 @@ case "latency":
     print(String(
         format: "set in one process → callback in another, %d changes: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms",
         latencies.count, percentile(0.5), percentile(0.99), percentile(0.999), latencies.last ?? 0))
+
+case "writer":
+    guard arguments.count > 2 else { fatal("usage: preferences-demo writer DOMAIN") }
+    let store: PreferenceStore
+    do throws(PreferencesError) {
+        store = try PreferenceStore(domain: arguments[2], configuration: .init(environment: environment, arguments: ["preferences-demo"]))
+    } catch {
+        fatal("cannot open \(arguments[2]): \(error)")
+    }
+    print("ready")
+    flushOutput()
+    while let line = readLine() {
+        let words = line.split(separator: " ")
+        guard words.count == 2, let value = Int(words[1]) else { fatal("expected \"KEY INTEGER\", got \"\(line)\"") }
+        store.set(value, forKey: String(words[0]))
+        do throws(PreferencesError) { try store.flush() } catch { fatal("flush: \(error)") }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        print(Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))
+        flushOutput()
+    }
 
 case nil:
     print("preferences directory: \(environment["PREFERENCES_HOME"]!)")
