@@ -34,7 +34,7 @@ manifest=$prefix/share/swift-preferences/install-manifest
 [[ -s $manifest ]] || fail "no install manifest at $manifest"
 
 # The executables.
-for executable in defaults preferences-fleet preferences-greeter preferences-demo preferences-config-example preferences-keygen; do
+for executable in defaults preferences-fleet preferences-greeter preferences-demo preferences-config-example preferences-settings preferences-keygen; do
     [[ -x $prefix/bin/$executable ]] || fail "$prefix/bin/$executable is not installed or not executable"
 done
 
@@ -57,6 +57,30 @@ grep -qx "ExecStart=$prefix/bin/preferences-greeter" "$unit" || fail "$unit does
 fleet_unit=$prefix/lib/systemd/system/preferences-fleet.service
 [[ -s $fleet_unit ]] || fail "$fleet_unit is not installed"
 grep -q "^ExecStart=$prefix/bin/preferences-fleet --endpoints" "$fleet_unit" || fail "$fleet_unit does not start $prefix/bin/preferences-fleet"
+settings_unit=$prefix/lib/systemd/user/preferences-settings.service
+[[ -s $settings_unit ]] || fail "$settings_unit is not installed"
+grep -q "^ExecStart=$prefix/bin/preferences-settings --port" "$settings_unit" || fail "$settings_unit does not start $prefix/bin/preferences-settings"
+settings_page=$prefix/share/man/man1/preferences-settings.1
+rendered=$(MANWIDTH=100 man -l "$settings_page" 2>"$work/man.err") || { cat "$work/man.err" >&2; fail "man -l $settings_page failed"; }
+[[ ! -s $work/man.err ]] || fail "man -l $settings_page warned: $(cat "$work/man.err")"
+grep -q 'token' <<<"$rendered" || fail "the preferences-settings man page does not say how the token guards it"
+# The installed server starts, prints its address first, and serves the list page to its token.
+settings_log=$work/settings.out
+env -i PATH=/usr/bin:/bin HOME="$home" PREFERENCES_HOME="$home/preferences" "$prefix/bin/preferences-settings" --port 0 >"$settings_log" 2>"$work/settings.err" &
+settings_pid=$!
+for _ in $(seq 100); do [[ -s $settings_log ]] && break; sleep 0.1; done
+url=$(head -n 1 "$settings_log")
+[[ $url =~ ^http://127\.0\.0\.1:[0-9]+/\?token=[0-9a-f]{64}$ ]] || { kill "$settings_pid"; fail "preferences-settings printed '$url' first, not its address"; }
+python3 - "$url" <<'PY' || { kill "$settings_pid"; fail "the installed preferences-settings did not serve its list page"; }
+import sys, urllib.request
+# The first visit sets the cookie and redirects to the page without the token.
+opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+page = opener.open(sys.argv[1], timeout=10).read().decode()
+assert 'data-domain="com.example.installed"' in page, page[:500]
+PY
+kill "$settings_pid"
+wait "$settings_pid" 2>/dev/null || true
+
 # The greeter's schema, where a store finds it: preferences/schemas under a $XDG_DATA_DIRS entry.
 schema=$prefix/share/preferences/schemas/org.swift-preferences.greeter.plist
 [[ -s $schema ]] || fail "$schema is not installed"

@@ -122,7 +122,7 @@ fi
 # The executable products of Tools/Package.swift, and the library package's key generator
 # (PreferencesWorker is a test program, not a product). All are built by the tools package,
 # which depends on the library: one build directory.
-executables=(defaults preferences-fleet preferences-greeter preferences-demo preferences-config-example preferences-keygen)
+executables=(defaults preferences-fleet preferences-greeter preferences-demo preferences-config-example preferences-settings preferences-keygen)
 
 if ((build)); then
     echo "building $configuration products in $scratch"
@@ -144,14 +144,15 @@ trap 'rm -rf -- "$staging"' EXIT
 # --no-build, the pages an earlier run generated there are installed as they are, if any.
 page=$scratch/plugins/GenerateManual/outputs/defaults/defaults.1
 fleet_page=$scratch/plugins/GenerateManual/outputs/preferences-fleet/preferences-fleet.1
+settings_page=$scratch/plugins/GenerateManual/outputs/preferences-settings/preferences-settings.1
 : >"$staging/generate-manual.log"
-if ((build)) || [[ ! -s $page || ! -s $fleet_page ]]; then
+if ((build)) || [[ ! -s $page || ! -s $fleet_page || ! -s $settings_page ]]; then
     echo "generating the man pages"
     # Dated by the last commit rather than today, so the same sources make the same page.
     date=$(git log -1 --format=%cs 2>/dev/null || true)
     [[ -n $date ]] || date=$(date -u +%F)
     # A page left by an earlier run must not pass for this one's.
-    rm -f -- "$page" "$fleet_page"
+    rm -f -- "$page" "$fleet_page" "$settings_page"
     swift package --package-path Tools --scratch-path "$scratch" plugin generate-manual --configuration "$configuration" --date "$date" >"$staging/generate-manual.log" 2>&1 || {
         cat "$staging/generate-manual.log" >&2
         echo "install.sh: the generate-manual plugin failed" >&2
@@ -164,6 +165,8 @@ fi
 sed 's/^$/.Pp/' "$page" >"$staging/defaults.1"
 [[ -s $fleet_page ]] || { cat "$staging/generate-manual.log" >&2; echo "install.sh: the plugin wrote no $fleet_page" >&2; exit 1; }
 sed 's/^$/.Pp/' "$fleet_page" >"$staging/preferences-fleet.1"
+[[ -s $settings_page ]] || { cat "$staging/generate-manual.log" >&2; echo "install.sh: the plugin wrote no $settings_page" >&2; exit 1; }
+sed 's/^$/.Pp/' "$settings_page" >"$staging/preferences-settings.1"
 
 for shell in bash zsh fish; do
     "$bin/defaults" --generate-completion-script "$shell" >"$staging/defaults.$shell"
@@ -179,6 +182,15 @@ while IFS= read -r line; do
 done <systemd/preferences-greeter.service >"$staging/preferences-greeter.service"
 grep -qx "ExecStart=$prefix/bin/preferences-greeter" "$staging/preferences-greeter.service" || {
     echo "install.sh: systemd/preferences-greeter.service has no ExecStart= line to point at $prefix/bin" >&2
+    exit 1
+}
+# The settings pages' unit likewise starts the copy in this prefix.
+while IFS= read -r line; do
+    [[ $line == ExecStart=*/preferences-settings\ * ]] && line="ExecStart=$prefix/bin/preferences-settings ${line#ExecStart=*/preferences-settings }"
+    printf '%s\n' "$line"
+done <systemd/preferences-settings.service >"$staging/preferences-settings.service"
+grep -q "^ExecStart=$prefix/bin/preferences-settings " "$staging/preferences-settings.service" || {
+    echo "install.sh: systemd/preferences-settings.service has no ExecStart= line to point at $prefix/bin" >&2
     exit 1
 }
 # The fleet service is a system unit (the managed layer is root's), naming /usr/local/bin.
@@ -199,6 +211,7 @@ done
 installs+=(
     "$staging/preferences-greeter.service" lib/systemd/user/preferences-greeter.service 644
     "$staging/preferences-fleet.service" lib/systemd/system/preferences-fleet.service 644
+    "$staging/preferences-settings.service" lib/systemd/user/preferences-settings.service 644
     # The greeter's schema (its declared defaults and rules), where a store of its domain
     # finds it: preferences/schemas under each $XDG_DATA_DIRS entry, /usr/local/share and
     # /usr/share by default. service-test.sh runs the greeter with it installed.
@@ -210,6 +223,7 @@ installs+=(
     systemd/swift-preferences-service.conf share/swift-preferences/swift-preferences-service.conf 644
     "$staging/defaults.1" share/man/man1/defaults.1 644
     "$staging/preferences-fleet.1" share/man/man1/preferences-fleet.1 644
+    "$staging/preferences-settings.1" share/man/man1/preferences-settings.1 644
     "$staging/defaults.bash" share/bash-completion/completions/defaults 644
     "$staging/defaults.zsh" share/zsh/site-functions/_defaults 644
     "$staging/defaults.fish" share/fish/vendor_completions.d/defaults.fish 644
