@@ -2,8 +2,8 @@
 # The whole test suite, as the README gives it and CI runs it: installs what it needs,
 # builds both packages with warnings as errors (set in each Package.swift), and runs every
 # test once: the library's as an ordinary user (a contributor's `swift test`), then as root
-# those that run only as root, then the tools package's, the reliability scripts, the
-# install, the systemd service and the documentation. The budget is 12 minutes on the 2-core
+# those that run only as root, then the tools package's, the systemd services, the settings
+# pages in a browser, the reliability scripts, the install and the documentation. The budget is 12 minutes on the 2-core
 # machine from a fresh clone; each step prints its time.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -40,7 +40,13 @@ step bash Tests/Scripts/with-journald.sh swift test --package-path Tools --skip-
 # The example service (preferences-greeter) under a real systemd user manager and journald,
 # both started in a private mount namespace with a temporary HOME and stopped by their PIDs:
 # install, verify, start, live changes with the defaults tool, reload, stop, corrupt file.
-step bash Tests/Scripts/with-systemd-user.sh bash Tests/Scripts/service-test.sh "$(swift build --package-path Tools --show-bin-path)"
+tools_bin="$(swift build --package-path Tools --show-bin-path)"
+step bash Tests/Scripts/with-systemd-user.sh bash Tests/Scripts/service-test.sh "$tools_bin"
+# The settings pages' user unit likewise; then the pages themselves in a real browser (Debian's
+# chromium driven by Playwright, both installed by the script), against the real server and
+# real other processes (defaults, a watching defaults, a writer).
+step bash Tests/Scripts/with-systemd-user.sh bash Tests/Scripts/settings-service-test.sh "$tools_bin"
+step bash Tests/Scripts/browser-tests.sh "$tools_bin"
 
 # Reliability (RELIABILITY.md): ReliabilityTests and the quick power-loss tests ran above; these
 # need a shell (strace) or must run alone (memory and time measurements). The long versions:

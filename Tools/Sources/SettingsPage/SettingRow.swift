@@ -120,7 +120,9 @@ extension SettingRow {
             let inputType = specifier.isSecure ? "password" : (["URL": "url", "EmailAddress": "email"][specifier.keyboardType ?? ""] ?? "text")
             let inputMode = ["NumberPad": "numeric", "DecimalPad": "decimal", "URL": "url", "EmailAddress": "email"][specifier.keyboardType ?? ""]
             let capitalize = ["None": "off", "Sentences": "sentences", "Words": "words", "AllCharacters": "characters"][specifier.autocapitalization ?? ""]
-            control = .text(inputType: inputType, inputMode: inputMode, autocapitalize: capitalize, checksSpelling: specifier.autocorrection != "No")
+            // Addresses are not words: no spelling check for them whatever the bundle says.
+            let isAddress = inputType == "email" || inputType == "url"
+            control = .text(inputType: inputType, inputMode: inputMode, autocapitalize: capitalize, checksSpelling: specifier.autocorrection != "No" && !isAddress)
         case .titleValue:
             control = .titleValue(values: specifier.values, titles: specifier.titles)
         case .group, .childPane:

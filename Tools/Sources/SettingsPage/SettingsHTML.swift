@@ -56,7 +56,11 @@ package enum SettingsHTML {
         html += HTML.flag("data-locked", row.isLocked) + HTML.flag("data-changed", row.isChangedFromDefault) + ">"
         html += "<div class=\"about\">"
         switch row.control {
-        case .choice(_, _, isRadio: true), .tree, .titleValue:
+        case .choice(_, _, isRadio: true):
+            // A radio group is a section of its own, titled above: its name here is for
+            // screen readers, which read the choices' group by it.
+            html += "<span class=\"title visually-hidden\"\(HTML.attribute("id", id + "-title"))>\(HTML.escape(row.title))</span>"
+        case .tree, .titleValue:
             html += "<span class=\"title\"\(HTML.attribute("id", id + "-title"))>\(HTML.escape(row.title))</span>"
         default:
             html += "<label\(HTML.attribute("for", id))>\(HTML.escape(row.title))</label>"
