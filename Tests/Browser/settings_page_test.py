@@ -14,6 +14,7 @@ the page and the server do, never how fast: timing is only reported, by --measur
 import json
 import math
 import os
+import plistlib
 import statistics
 import subprocess
 import sys
@@ -613,6 +614,39 @@ class UndeclaredDomainTests(BrowserTestCase):
         plain.fill("y")
         plain.press("Enter")
         self.wait_on_disk("Plain", "y", FREE_DOMAIN)
+
+    def test_nested_values_of_the_typed_tree_are_edited_added_and_removed_in_one_save(self):
+        self.world.defaults("write", FREE_DOMAIN, "Tree", "{ a = (1, 2); b = { c = x; }; }")
+        page = self.open(FREE_DOMAIN)
+        row = page.locator('[data-row="Tree"]')
+        row.wait_for()
+        top = row.locator(".tree > .node[data-type=dictionary]")
+        array = top.locator(':scope > .entries > li.entry[data-name="a"] > .node[data-type=array]')
+        inner = top.locator(':scope > .entries > li.entry[data-name="b"] > .node[data-type=dictionary]')
+        # A leaf of a nested dictionary, by the name screen readers hear for it.
+        page.get_by_label("Tree → b → c", exact=True).fill("y")
+        # The array's first element goes; a boolean is added to it, switched on.
+        array.locator(":scope > .entries > li.entry").first.locator(":scope > button[data-remove]").click()
+        array.locator(":scope > .add select[data-add-type]").select_option("boolean")
+        array.locator(":scope > .add button[data-add]").click()
+        array.locator(':scope > .entries > li.entry >> nth=-1').locator("input[type=checkbox]").check()
+        # The nested dictionary gains an integer entry named n.
+        inner.locator(":scope > .add input[data-add-name]").fill("n")
+        inner.locator(":scope > .add select[data-add-type]").select_option("integer")
+        inner.locator(":scope > .add button[data-add]").click()
+        inner.locator(':scope > .entries > li.entry[data-name="n"] input[type=number]').fill("7")
+        history_before = len(json.loads(self.world.defaults("history", "--json", FREE_DOMAIN)))
+        page.locator("button[data-save]").click()
+
+        def on_disk():
+            with open(self.world.domain_file(FREE_DOMAIN), "rb") as handle:
+                return plistlib.load(handle).get("Tree")
+
+        wait_until(lambda: on_disk() == {"a": ["2", True], "b": {"c": "y", "n": 7}}, message=f"the edited tree on disk (it is {on_disk()!r})")
+        self.assertEqual(len(json.loads(self.world.defaults("history", "--json", FREE_DOMAIN))), history_before + 1, "one save, one commit")
+        # The page shows the tree as stored, typed: the integer is a number field holding 7.
+        row.locator('li.entry[data-name="n"] .node[data-type=integer] input').wait_for()
+        self.assertEqual(row.locator('li.entry[data-name="n"] input').input_value(), "7")
 
     def test_the_list_page_lists_the_domains_and_the_search_filters_them(self):
         page = self.browser.new_page(self.server)
