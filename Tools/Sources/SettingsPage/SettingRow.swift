@@ -172,9 +172,15 @@ extension SettingRow {
         self.init(key: key, title: key, control: .tree, isDeclared: false)
     }
 
-    /// A value on one line, as `defaults` prints it.
+    /// A value on one line, as `defaults` prints it, except a real: as a number, since it
+    /// fills number inputs. Old-style text has no reals and quotes them (`"0.5"`), which a
+    /// number input takes for no value at all.
     static func text(_ value: PropertyListValue?) -> String {
-        CompactText.encode(value)
+        switch value {
+        case .double(let real)?: String(real)
+        case .float(let real)?: String(real)
+        default: CompactText.encode(value)
+        }
     }
 
     /// A value by its choice title, if it is one of `key`'s choices.
