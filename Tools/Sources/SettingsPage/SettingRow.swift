@@ -45,9 +45,13 @@ package struct SettingRow: Sendable, Equatable {
     package var isLocked: Bool { layer == .forced }
     /// True when this domain's own file holds the key, so a reset removes something.
     package var domainHoldsKey: Bool
+    /// The layer of the domain's own file, which changes write and a reset removes from:
+    /// `app`, or `global` on the global domain's page.
+    package var ownLayer: PreferenceSource.Layer = .app
     /// True when the value is the user's own and differs from the default.
     package var isChangedFromDefault: Bool {
-        guard let value, layer == .app || layer == .byHost else { return false }
+        let own: [PreferenceSource.Layer] = ownLayer == .global ? [.global, .globalByHost] : [.app, .byHost]
+        guard let value, let layer, own.contains(layer) else { return false }
         guard let defaultValue else { return true }
         return !SettingRow.same(value, defaultValue)
     }
@@ -73,13 +77,15 @@ package struct SettingRow: Sendable, Equatable {
     }
 
     /// Fills in the value, its layer and whether the domain holds the key, from a store's
-    /// sources for the key (``PreferenceStore/sources(forKey:)``).
-    package mutating func resolve(_ sources: [PreferenceSource]) {
+    /// sources for the key (``PreferenceStore/sources(forKey:)``); `ownLayer` is the layer
+    /// of the domain's own file.
+    package mutating func resolve(_ sources: [PreferenceSource], ownLayer: PreferenceSource.Layer = .app) {
         let winner = sources.first { $0.violation == nil }
         value = winner?.value
         layer = winner?.layer
         layerOrigin = winner?.origin
-        domainHoldsKey = sources.contains { $0.layer == .app }
+        self.ownLayer = ownLayer
+        domainHoldsKey = sources.contains { $0.layer == ownLayer }
     }
 
     /// Whether two values are the same setting: equal, or equal numbers.

@@ -50,8 +50,8 @@ extension SettingsSite {
                 return Self.failure(PageError(status: 400, "\(key) is changed twice in one request"))
             }
             let row = model(ofKey: key, declaration: declaration)
-            let sources = store.sources(forKey: key)
-            if sources.first(where: { $0.violation == nil })?.layer == .forced {
+            let layers = sources(forKey: key, in: store)
+            if layers.first(where: { $0.violation == nil })?.layer == .forced {
                 refusals[key] = "\(row.title) is set by policy: a change here would not take effect"
                 continue
             }
@@ -74,8 +74,18 @@ extension SettingsSite {
             ]))
         }
         do {
-            try store.transaction { transaction in
-                for (key, value) in resolved { try transaction.trySet(value, forKey: key) }
+            if location.description == PreferenceStore.globalDomain {
+                // The global domain's store writes a file named NSGlobalDomain.plist, which
+                // no program reads: the global domain's own file is written, as
+                // `defaults write -g` writes it, in one commit.
+                let changes = resolved
+                try context.files().modifyPersistentDomain(at: location, changing: changes.map(\.key)) { values in
+                    for (key, value) in changes { values[key] = value }
+                }
+            } else {
+                try store.transaction { transaction in
+                    for (key, value) in resolved { try transaction.trySet(value, forKey: key) }
+                }
             }
         } catch let error as PreferencesError {
             if let violation = error.violation {

@@ -20,6 +20,8 @@ extension SettingsSite {
         let needle = query?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
         var items = "<li data-domain=\"\(PreferenceStore.globalDomain)\"><a href=\"/domains/\(PreferenceStore.globalDomain)\">Global domain</a> <span class=\"tag\">\(PreferenceStore.globalDomain)</span></li>"
         if !needle.isEmpty && !PreferenceStore.globalDomain.lowercased().contains(needle) && !"global domain".contains(needle) { items = "" }
+        // A file named NSGlobalDomain.plist is not the global domain, listed first above.
+        kinds[PreferenceStore.globalDomain] = nil
         for name in kinds.keys.sorted() where needle.isEmpty || name.lowercased().contains(needle) {
             let kind = kinds[name] ?? ""
             items += "<li\(HTML.attribute("data-domain", name))><a\(HTML.attribute("href", "/domains/" + HTML.pathSegment(name)))>\(HTML.escape(name))</a>"
@@ -140,7 +142,7 @@ extension SettingsSite {
             html += "<section class=\"group\">" + (group.map { "<h2>\(HTML.escape($0))</h2>" } ?? "")
             for key in schema.sortedKeys where key.group == group {
                 var row = SettingRow(declaration: key)
-                row.resolve(store.sources(forKey: key.name))
+                resolve(&row, in: store)
                 html += SettingsHTML.row(row)
             }
             html += "</section>"
@@ -174,7 +176,7 @@ extension SettingsSite {
     /// An undeclared key's row, nil when no layer holds it any more.
     func undeclaredRow(_ key: String, store: PreferenceStore) -> String? {
         var row = SettingRow(undeclared: key)
-        row.resolve(store.sources(forKey: key))
+        resolve(&row, in: store)
         guard row.value != nil else { return nil }
         return SettingsHTML.row(row)
     }
@@ -182,8 +184,24 @@ extension SettingsSite {
     /// The row of a specifier's key, filled in from the store.
     func rowHTML(specifier: SettingsSpecifier, declaration: Declaration, store: PreferenceStore) -> String {
         var row = SettingRow(specifier: specifier, declaration: specifier.key.flatMap { declaration.schema?[$0] })
-        row.resolve(store.sources(forKey: row.key))
+        resolve(&row, in: store)
         return SettingsHTML.row(row)
+    }
+
+    /// Fills in a row's value and where it comes from, from `store`.
+    func resolve(_ row: inout SettingRow, in store: PreferenceStore) {
+        row.resolve(sources(forKey: row.key, in: store), ownLayer: store.domain == PreferenceStore.globalDomain ? .global : .app)
+    }
+
+    /// The layers holding `key`, first wins, as the page of `store`'s domain counts them.
+    ///
+    /// The global domain's store is named NSGlobalDomain, so its own, by-host, system and
+    /// managed layers are files of that name, which no program reads as the global domain:
+    /// they are left out, and the global layer is the domain's own.
+    func sources(forKey key: String, in store: PreferenceStore) -> [PreferenceSource] {
+        let sources = store.sources(forKey: key)
+        guard store.domain == PreferenceStore.globalDomain else { return sources }
+        return sources.filter { ![.forced, .app, .byHost, .system].contains($0.layer) }
     }
 
     /// The row a key has on `pane`, as it is now: its HTML, "" when the key has no row there
@@ -197,7 +215,7 @@ extension SettingsSite {
         if let declared = declaration.schema?[key] {
             guard pane == "Root" else { return nil }
             var row = SettingRow(declaration: declared)
-            row.resolve(store.sources(forKey: key))
+            resolve(&row, in: store)
             return SettingsHTML.row(row)
         }
         guard pane == "Root" else { return nil }
