@@ -105,12 +105,13 @@ extension SettingsSite {
     package func undo(domain word: String, pane: String?) -> ChangeReply {
         do throws(PageError) {
             let location = try self.location(word)
+            let shown = try keys(onPane: pane ?? "Root", location: location)
             do throws(PreferencesError) {
                 _ = try context.files().undo(at: location)
             } catch {
                 throw PageError(status: error.code == .missingFile ? 404 : 409, DefaultsContext.failure(error, domain: location.description).message)
             }
-            return success(location: location, pane: pane ?? "Root", keys: try keys(onPane: pane ?? "Root", location: location))
+            return success(location: location, pane: pane ?? "Root", keys: try keys(onPane: pane ?? "Root", location: location, andThen: shown))
         } catch {
             return Self.failure(error)
         }
@@ -124,12 +125,13 @@ extension SettingsSite {
             guard let json = try? JSONSerialization.jsonObject(with: body) as? [String: Any], let number = json["generation"] as? Int else {
                 throw PageError(status: 400, "the request is not {\"generation\": N}")
             }
+            let shown = try keys(onPane: pane ?? "Root", location: location)
             do throws(PreferencesError) {
                 _ = try context.files().restore(generation: number, at: location)
             } catch {
                 throw PageError(status: error.code == .missingFile ? 404 : 409, DefaultsContext.failure(error, domain: location.description).message)
             }
-            return success(location: location, pane: pane ?? "Root", keys: try keys(onPane: pane ?? "Root", location: location))
+            return success(location: location, pane: pane ?? "Root", keys: try keys(onPane: pane ?? "Root", location: location, andThen: shown))
         } catch {
             return Self.failure(error)
         }

@@ -222,6 +222,15 @@ extension SettingsSite {
         return undeclaredRow(key, store: store) ?? ""
     }
 
+    /// Every key a pane shows with a row now, then those of `earlier` (the keys it showed
+    /// before a change) it no longer shows: an undo or restore that takes an undeclared key
+    /// away replies with that key's row empty, so the page drops it.
+    func keys(onPane pane: String, location: PersistentDomainLocation, andThen earlier: [String]) throws(PageError) -> [String] {
+        let now = try keys(onPane: pane, location: location)
+        let shown = Set(now)
+        return now + earlier.filter { !shown.contains($0) }
+    }
+
     /// Every key a pane shows with a row.
     func keys(onPane pane: String, location: PersistentDomainLocation) throws(PageError) -> [String] {
         let store = try store(for: location)
