@@ -200,7 +200,8 @@ let package = Package(
         .testTarget(
             name: "SettingsPageTests",
             dependencies: [
-                "SettingsPage", "TestSupport",
+                // defaults: the other process whose changes the live feed tests must see.
+                "SettingsPage", "defaults", "TestSupport",
                 .product(name: "Preferences", package: "swift-preferences"),
                 .product(name: "DeclaredSettings", package: "swift-preferences"),
                 .product(name: "PropertyList", package: "swift-preferences"),
