@@ -50,25 +50,8 @@ for program in preferences-settings defaults preferences-demo; do
     fi
 done
 
-# Debian packages: a couple of dpkg queries when everything is there.
-packages=(chromium fonts-dejavu-core)
-missing=()
-for package in "${packages[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
-        missing+=("$package")
-    fi
-done
-if ((${#missing[@]})); then
-    if [[ $(id -u) -ne 0 ]]; then
-        echo "error: missing ${missing[*]}; run as root or install them first" >&2
-        exit 1
-    fi
-    echo "installing: ${missing[*]}"
-    # Another process may hold the dpkg lock (an unattended upgrade): wait for it.
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get -o DPkg::Lock::Timeout=600 update -q
-    apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}"
-fi
+# Debian packages, installed only when missing: a couple of dpkg queries when they are there.
+bash "$(dirname "${BASH_SOURCE[0]}")/install-dependencies.sh" chromium fonts-dejavu-core
 
 if ! python3 -c 'import playwright' 2>/dev/null; then
     echo "installing: playwright (PyPI)"

@@ -2,6 +2,9 @@
 # Installs the system packages the build and tests need, on a fresh Debian machine as root.
 # Sourced or run by the README's commands; installs only what is missing, so a second run
 # costs a few dpkg queries. Swift itself must already be on PATH (it is not a Debian package).
+#
+#   bash Tests/Scripts/install-dependencies.sh              # what the build and tests need
+#   bash Tests/Scripts/install-dependencies.sh PACKAGE...   # just these (browser-tests.sh's)
 set -euo pipefail
 
 # strace injects system-call faults into the domain-file and watcher tests; util-linux provides
@@ -12,9 +15,10 @@ set -euo pipefail
 # (with groff-base, which it depends on) renders the installed defaults(1) page in install-test.sh;
 # etcd-server, etcd-client and openssl run the etcd clusters (plain and TLS) of the EtcdGateway tests.
 packages=(pkg-config libsystemd-dev python3 strace util-linux bindfs systemd procps man-db etcd-server etcd-client openssl)
+(($#)) && packages=("$@")
 
 if ! command -v swift >/dev/null 2>&1; then
-    echo "error: swift is not on PATH; install a Swift 6.2 or newer toolchain first" >&2
+    echo "error: swift is not on PATH; install a Swift 6.3 or newer toolchain first" >&2
     exit 1
 fi
 

@@ -158,7 +158,7 @@ extension SettingsSite {
     }
 
     /// A failure as a reply.
-    static func failure(_ error: PageError) -> ChangeReply {
+    package static func failure(_ error: PageError) -> ChangeReply {
         ChangeReply(status: error.status, json: JSONText.object([("ok", "false"), ("error", JSONText.string(error.message))]))
     }
 

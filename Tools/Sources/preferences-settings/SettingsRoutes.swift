@@ -1,4 +1,3 @@
-import DefaultsCommand
 import Foundation
 import Hummingbird
 import NIOCore
@@ -94,7 +93,7 @@ enum SettingsRoutes {
         do throws(PageError) {
             answer = try make()
         } catch {
-            answer = ChangeReply(status: error.status, json: "{\"ok\":false,\"error\":\(JSONText.string(error.message))}")
+            answer = SettingsSite.failure(error)
         }
         return Response(
             status: HTTPResponse.Status(code: answer.status), headers: [.contentType: "application/json"],
