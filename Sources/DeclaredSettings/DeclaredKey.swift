@@ -27,6 +27,11 @@ public struct DeclaredKey: Sendable, Hashable {
     public var group: String?
     /// The Swift name the key generator gives the key; nil derives one from ``name``.
     public var swiftName: String?
+    /// A key whose values are secrets (a token, an address): they are never kept in a
+    /// generation of the domain's history, an export, a log record or history output, and
+    /// deleting one removes it from every kept copy. Declared with `Private` in a native
+    /// schema, `IsSecure` on a Settings.bundle text field.
+    public var isPrivate: Bool = false
 
     /// Declares a key.
     public init(

@@ -25,7 +25,7 @@ extension PreferenceSchema {
     /// Per key: `Type` (required: `string`, `integer`, `real`, `boolean`, `date`, `data`,
     /// `array`, `dictionary`), `ElementType` (arrays), `Default`, `Minimum` and `Maximum`
     /// (numbers), `Choices`, `ChoiceTitles`, `Summary`, `Description`, `RenamedFrom` (a string
-    /// or an array of strings), `Group`, `SwiftName`. Any other field is an error, so a
+    /// or an array of strings), `Group`, `SwiftName`, `Private` (a boolean). Any other field is an error, so a
     /// misspelt rule is never silently ignored.
     ///
     /// - Throws: ``SchemaError`` naming `path` and the key path of the first problem.
@@ -53,7 +53,7 @@ struct NativeSchemaParser {
     static let topFields: Set<String> = ["Domain", "Keys", "Version"]
     static let keyFields: Set<String> = [
         "Type", "ElementType", "Default", "Minimum", "Maximum", "Choices", "ChoiceTitles", "Summary", "Description",
-        "RenamedFrom", "Group", "SwiftName",
+        "RenamedFrom", "Group", "SwiftName", "Private",
     ]
 
     func fail(_ code: SchemaError.Code, _ keyPath: String, _ reason: String) -> SchemaError {
@@ -112,7 +112,7 @@ struct NativeSchemaParser {
         // schema the lookups were most of the check. The least unknown name is reported, so
         // the error does not depend on the dictionary's order.
         var typeField, elementTypeField, defaultField, minimumField, maximumField, choicesField, titlesField: PropertyListValue?
-        var summaryField, descriptionField, renamedFromField, groupField, swiftNameField: PropertyListValue?
+        var summaryField, descriptionField, renamedFromField, groupField, swiftNameField, privateField: PropertyListValue?
         var unknown: String?
         for (field, value) in fields {
             switch field {
@@ -128,6 +128,7 @@ struct NativeSchemaParser {
             case "RenamedFrom": renamedFromField = value
             case "Group": groupField = value
             case "SwiftName": swiftNameField = value
+            case "Private": privateField = value
             default: if unknown.map({ field < $0 }) ?? true { unknown = field }
             }
         }
@@ -155,6 +156,11 @@ struct NativeSchemaParser {
         key.details = try string(descriptionField, "Description")
         key.group = try string(groupField, "Group")
         key.swiftName = try string(swiftNameField, "SwiftName")
+        switch privateField {
+        case nil: break
+        case .bool(let flag)?: key.isPrivate = flag
+        default: throw fail(.malformed, "\(at).Private", "must be a boolean")
+        }
         switch renamedFromField {
         case nil: break
         case .string(let old)?:

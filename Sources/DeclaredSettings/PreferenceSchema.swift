@@ -65,6 +65,11 @@ public struct PreferenceSchema: Sendable, Hashable {
         return defaults
     }
 
+    /// The keys declared private (``DeclaredKey/isPrivate``).
+    public var privateKeys: Set<String> {
+        Set(keys.values.lazy.filter(\.isPrivate).map(\.name))
+    }
+
     /// Old names to move, as (old, new) pairs sorted by old name.
     public var renames: [(old: String, new: String)] {
         keys.values.flatMap { key in key.renamedFrom.map { (old: $0, new: key.name) } }.sorted { $0.old < $1.old }

@@ -8,7 +8,7 @@ import PropertyList
 /// | `PSToggleSwitchSpecifier` | a boolean, or with `TrueValue`/`FalseValue` a key whose only values are those two |
 /// | `PSMultiValueSpecifier`, `PSRadioGroupSpecifier` | choices from `Values` (titles from `Titles`) |
 /// | `PSSliderSpecifier` | a real from `MinimumValue` to `MaximumValue` |
-/// | `PSTextFieldSpecifier` | a string |
+/// | `PSTextFieldSpecifier` | a string; a private one with `IsSecure` |
 /// | `PSTitleValueSpecifier` | a key of its default's type |
 /// | `PSChildPaneSpecifier` | the keys of `<File>.plist` in the same bundle |
 /// | `PSGroupSpecifier` | the group of the keys after it |
@@ -164,6 +164,8 @@ enum SettingsBundle {
                     key = DeclaredKey(name: name, type: .string, defaultValue: defaultValue)
                     shown.kind = .textField
                     shown.isSecure = spec["IsSecure"] == .bool(true)
+                    // A field the Settings app hides as it is typed holds a secret.
+                    key.isPrivate = shown.isSecure
                     shown.keyboardType = spec["KeyboardType"]?.stringValue
                     shown.autocapitalization = spec["AutocapitalizationType"]?.stringValue
                     shown.autocorrection = spec["AutocorrectionType"]?.stringValue

@@ -15,6 +15,25 @@ struct NativeSchemaTests {
         return try #require(schema["Key"])
     }
 
+    @Test("Private declares a secret; Settings.bundle text fields with IsSecure are private; Private must be a boolean")
+    func privateKeys() throws {
+        #expect(try declare(["Type": "string", "Private": true]).isPrivate)
+        #expect(try !declare(["Type": "string", "Private": false]).isPrivate)
+        #expect(try !declare(["Type": "string"]).isPrivate)
+        let directory = try TemporaryDirectory()
+        let path = try directory.writeNative(keys: ["Token": ["Type": "string", "Private": "yes"]])
+        expectSchemaError(.malformed, path: path, keyPath: "Keys.Token.Private", mentioning: "boolean") { () throws(SchemaError) in
+            try PreferenceSchema(contentsOf: path)
+        }
+        let both = try directory.writeNative("both.plist", keys: ["Token": ["Type": "string", "Private": true], "Name": ["Type": "string"]])
+        #expect(try PreferenceSchema(contentsOf: both).privateKeys == ["Token"])
+        let bundle = try readBundle([
+            specifier("PSTextFieldSpecifier", ["Key": "Password", "IsSecure": true]),
+            specifier("PSTextFieldSpecifier", ["Key": "Name"]),
+        ])
+        #expect(bundle.privateKeys == ["Password"])
+    }
+
     @Test("each type name declares its type, with the spellings defaults uses accepted too")
     func everyType() throws {
         let names: [(String, DeclaredType)] = [

@@ -36,6 +36,9 @@ package struct FilePolicy: Sendable, Hashable {
     package var fileMode: FilePermissions
     /// The mode of directories a write creates: 0700, or 0755 for the managed layer.
     package var directoryMode: FilePermissions
+    /// Keys whose values are secrets (declared private): a commit never keeps them in the
+    /// generation of the file it replaces, and removing one purges it from every kept copy.
+    package var privateKeys: Set<String> = []
 
     /// Creates a policy; the defaults are 1 MiB, 10 seconds, only this process's effective
     /// user, creating the directory, and 32 generations within 8 MiB.

@@ -1,4 +1,5 @@
 package import Logging
+package import PropertyList
 package import SystemPackage
 
 extension DomainHistory {
@@ -45,10 +46,17 @@ extension DomainHistory {
         /// The oldest generation that keeping this one puts past the bounds, while it can
         /// still be recycled as the new file (see ``recycle(as:)``).
         private var recyclable: UInt64?
+        /// The private keys this commit removes, with the values they had: once committed,
+        /// they are purged from every copy kept (see ``DomainFile/purgeWhileLocked(keys:known:policy:)``).
+        package var removedPrivateValues: [String: PropertyListValue] = [:]
+        /// The replaced file's values without its private keys, encoded, when it holds any:
+        /// the generation is then this copy, written afresh, instead of a link to the file.
+        private let redacted: [UInt8]?
 
         package init(
             sequence: UInt64, problem: PreferencesError? = nil, directory: FileDescriptor? = nil, number: UInt64? = nil,
-            size: Int64 = 0, filePath: String, directoryPath: String, generations: [UInt64: Int64] = [:], recyclable: UInt64? = nil
+            size: Int64 = 0, filePath: String, directoryPath: String, generations: [UInt64: Int64] = [:], recyclable: UInt64? = nil,
+            redacted: [UInt8]? = nil
         ) {
             self.sequence = sequence
             self.problem = problem
@@ -59,6 +67,7 @@ extension DomainHistory {
             self.directoryPath = directoryPath
             self.generations = generations
             self.recyclable = recyclable
+            self.redacted = redacted
         }
 
         deinit {
@@ -108,9 +117,14 @@ extension DomainHistory {
         package func keep() {
             guard let directory, let number else { return }
             do {
-                try SystemCalls.link(FilePath(filePath), into: directory, as: DomainHistory.fileName(ofGeneration: number))
+                if let redacted {
+                    try DomainHistory.writeCopy(of: FilePath(filePath), holding: redacted, into: directory, as: DomainHistory.fileName(ofGeneration: number))
+                    generations[number] = Int64(redacted.count)
+                } else {
+                    try SystemCalls.link(FilePath(filePath), into: directory, as: DomainHistory.fileName(ofGeneration: number))
+                    generations[number] = size
+                }
                 kept = number
-                generations[number] = size
             } catch {
                 // A name taken can only be a file put there by hand: the generation is not kept
                 // rather than renumbered, since the new file's sequence already follows it.
@@ -212,9 +226,19 @@ extension DomainHistory {
         let recyclable = Self.generationsPastBounds(afterKeeping, keeping: number, policy: policy).first.flatMap {
             $0 < highest ? $0 : nil
         }
+        // A file holding private values is kept without them: a copy, not a link. The copy
+        // is written only for such a file, so a domain whose file holds no secret commits as
+        // cheaply as ever.
+        var redacted: [UInt8]?
+        if !policy.privateKeys.isEmpty, current.values.keys.contains(where: policy.privateKeys.contains) {
+            let kept = current.values.filter { !policy.privateKeys.contains($0.key) }
+            // Encoding values just decoded cannot fail; if it ever did, an empty domain is
+            // kept rather than the secret.
+            redacted = (try? BinaryPropertyListEncoder().encode(.dictionary(kept))) ?? (try? BinaryPropertyListEncoder().encode(.dictionary([:]))) ?? []
+        }
         return Commit(
             sequence: number + 1, directory: directory, number: number, size: current.identity.size, filePath: filePath,
-            directoryPath: directoryPath, generations: generations, recyclable: recyclable)
+            directoryPath: directoryPath, generations: generations, recyclable: recyclable, redacted: redacted)
     }
 
     /// The generations kept past the bounds, oldest first to go: the newest are kept for as

@@ -92,6 +92,15 @@ extension DomainFile {
         // Pruning old generations comes last, after `whileLocked`: a caller holding a lock
         // from `beforeCommit` until then (readers waiting on it) does not wait for the unlinks.
         commit?.finish(policy: policy)
+        // A private value removed is removed from every copy kept: generations written before
+        // the key was declared private, and copies kept aside as corrupt.
+        if let removed = commit?.removedPrivateValues, !removed.isEmpty {
+            do throws(PreferencesError) {
+                _ = try purgeWhileLocked(keys: Set(removed.keys), known: Array(removed.values), policy: policy)
+            } catch {
+                return (outcome.result, outcome.contents, outcome.changedDirectory, outcome.startedFromKnown, error)
+            }
+        }
         return outcome
     }
 
@@ -146,6 +155,9 @@ extension DomainFile {
         // The file about to be replaced (or removed) becomes a generation first: once the
         // rename is done, its inode has no name left to link.
         let commit = DomainHistory(file: self).beginCommit(replacing: current, currentIsCorrupt: isCorrupt, policy: policy)
+        if !policy.privateKeys.isEmpty, let old = current?.values {
+            commit.removedPrivateValues = old.filter { policy.privateKeys.contains($0.key) && values[$0.key] == nil }
+        }
         if values.isEmpty {
             do {
                 commit.keep()

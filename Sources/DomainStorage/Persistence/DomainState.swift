@@ -20,6 +20,9 @@ package struct DomainState {
     package var recovery: DomainRecovery?
     /// Replace the whole file with this before applying `pending` (setPersistentDomain).
     package var replacement: [String: PropertyListValue]?
+    /// The keys the stores on this file declare private (their schemas' private keys), which
+    /// every commit keeps out of the history.
+    package var privateKeys: Set<String> = []
     /// This process's unwritten changes; nil removes the key.
     package var pending: [String: PropertyListValue?] = [:]
     /// The thread of a write that holds the file lock and has not yet raised the commit

@@ -63,10 +63,13 @@ package struct DomainWriter {
         // flush gives up after the configured bound, not twice it.
         let lockDeadline = ContinuousClock.now.advanced(by: domain.policy.lockTimeout)
         let written = try domain.fileAccess.withLock { _ throws(PreferencesError) -> (Result?, Published)? in
-            let (batch, replacement, disk, known) = domain.state.withLock { state in
+            let (batch, replacement, disk, known, privateKeys) = domain.state.withLock { state in
                 state.writingThread = SystemCalls.currentThread()
-                return (state.pending, state.replacement, state.disk, state.problem == nil ? state.known : nil)
+                return (state.pending, state.replacement, state.disk, state.problem == nil ? state.known : nil, state.privateKeys)
             }
+            // The keys the domain's stores declare private, as the commit must treat them.
+            var policy = domain.policy
+            policy.privateKeys.formUnion(privateKeys)
             // Cleared on every path, after the counter is raised (see `hasUnfinishedWrites`).
             defer { domain.state.withLock { $0.writingThread = nil } }
             let hasChanges = !batch.isEmpty || replacement != nil
@@ -82,7 +85,7 @@ package struct DomainWriter {
             let outcome: (result: Void, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool, historyProblem: PreferencesError?)
             do throws(PreferencesError) {
                 outcome = try file.merge(
-                    policy: domain.policy, recovering: disk, known: known, lockDeadline: lockDeadline
+                    policy: policy, recovering: disk, known: known, lockDeadline: lockDeadline
                 ) { values throws(PreferencesError) -> (result: Void, changed: Bool?) in
                     base = values
                     // Whether the pending changes change anything, found while applying them.

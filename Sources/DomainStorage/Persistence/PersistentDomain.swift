@@ -115,6 +115,20 @@ package final class PersistentDomain: Sendable {
         state.withLock { $0.recovery }
     }
 
+    /// Declares keys private for every later commit of this file (a store's schema's private
+    /// keys): their values are never kept in a generation, and removing one purges it from
+    /// every kept copy. Keys stay declared while the process lives; more are added, none
+    /// taken back, so a schema reloaded without them keeps the caution of the old one.
+    package func declarePrivate(_ keys: Set<String>) {
+        guard !keys.isEmpty else { return }
+        state.withLock { $0.privateKeys.formUnion(keys) }
+    }
+
+    /// The keys declared private for this file (``declarePrivate(_:)``).
+    package var privateKeys: Set<String> {
+        state.withLock { $0.privateKeys }
+    }
+
     /// Whether this process has changes not yet on disk.
     package var hasPendingChanges: Bool {
         state.withLock { $0.hasPendingChanges }

@@ -75,6 +75,34 @@ extension SystemCalls {
         if result != 0 { throw currentErrno() }
     }
 
+    /// Renames a name inside an open directory, replacing any file at `destination` there
+    /// (`renameat`), or failing with `EEXIST` instead when `replacing` is false
+    /// (`renameat2` with `RENAME_NOREPLACE`).
+    package static func rename(_ source: String, to destination: String, in directory: FileDescriptor, replacing: Bool) throws(Errno) {
+        let result = source.withCString { source in
+            destination.withCString { destination in
+                replacing
+                    ? Glibc.renameat(directory.rawValue, source, directory.rawValue, destination)
+                    : CLinux.rename_no_replace(directory.rawValue, source, directory.rawValue, destination)
+            }
+        }
+        if result != 0 { throw currentErrno() }
+    }
+
+    /// Creates a new file in an open directory for writing, failing with `EEXIST` if the name
+    /// is taken and never following a link (`openat(O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+    /// O_CLOEXEC)`), retrying `EINTR`.
+    package static func createExclusively(_ name: String, in directory: FileDescriptor, permissions: FilePermissions) throws(Errno) -> FileDescriptor {
+        while true {
+            let descriptor = name.withCString {
+                Glibc.openat(directory.rawValue, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions.rawValue)
+            }
+            if descriptor >= 0 { return FileDescriptor(rawValue: descriptor) }
+            let error = currentErrno()
+            if error != .interrupted { throw error }
+        }
+    }
+
     /// Removes a name from an open directory (`unlinkat`).
     package static func unlink(_ name: String, in directory: FileDescriptor) throws(Errno) {
         if name.withCString({ Glibc.unlinkat(directory.rawValue, $0, 0) }) != 0 { throw currentErrno() }

@@ -3,7 +3,8 @@ import Foundation
 extension PreferenceFiles {
     /// A domain's versions, newest first: the current file (if there is one), then the
     /// generations kept in its history, each with its time, writer and the keys it changed
-    /// relative to the next older one.
+    /// relative to the next older one (keys declared private are never listed as changed:
+    /// generations keep none of their values to compare).
     ///
     /// A version that cannot be used (corrupt, unsafe) is listed with its ``DomainGeneration/problem``.
     ///
@@ -12,6 +13,7 @@ extension PreferenceFiles {
     public func generations(at location: PersistentDomainLocation) throws(PreferencesError) -> [DomainGeneration] {
         let domain = try persistentDomain(at: location)
         let policy = domain.policy
+        let privateKeys = domain.privateKeys
         let history = DomainHistory(file: domain.file)
         let numbers = try history.generationNumbers(policy: policy)
         var versions: [(number: UInt64, isCurrent: Bool, version: DomainHistory.StoredVersion)] = []
@@ -26,7 +28,11 @@ extension PreferenceFiles {
             let values = try? version.contents.get()
             var changed: [String]?
             if index + 1 < versions.count, let values, let older = try? versions[index + 1].version.contents.get() {
-                changed = DomainState.changedKeys(from: older, to: values).sorted()
+                // Generations keep no private values, so their changes cannot be told: they
+                // are left out of the comparison rather than shown as changed every time.
+                changed = DomainState.changedKeys(
+                    from: older.filter { !privateKeys.contains($0.key) }, to: values.filter { !privateKeys.contains($0.key) }
+                ).sorted()
             } else if index + 1 == versions.count, number == 1, let values {
                 // The domain's first version: every key it holds was new.
                 changed = values.keys.sorted()
@@ -39,8 +45,8 @@ extension PreferenceFiles {
         }
     }
 
-    /// Makes a kept generation's values the domain's again, as a new commit: under the
-    /// domain's lock, keeping the replaced file as a generation, by atomic rename, so every
+    /// Makes a kept generation's values the domain's again (but for keys declared private,
+    /// which keep their current values), as a new commit: under the domain's lock, keeping the replaced file as a generation, by atomic rename, so every
     /// process watching the domain sees ordinary changes (and a later restore or undo can
     /// undo this one).
     ///
@@ -77,8 +83,13 @@ extension PreferenceFiles {
         if let problem = domain.problem, problem.code != .corrupt && problem.code != .notADictionary { throw problem }
         // The journald entry names the keys of both the old and the new contents.
         let keys = Array(Set(values.keys).union(domain.currentValues().keys)).sorted()
+        // Generations hold no private values (and one kept before a key was declared private
+        // must not bring an old secret back): private keys keep their current values.
+        let privateKeys = domain.privateKeys
         try domain.modify(changing: { keys }) { current in
-            current = values
+            var restored = values.filter { !privateKeys.contains($0.key) }
+            for key in privateKeys { if let value = current[key] { restored[key] = value } }
+            current = restored
         }
         return DomainGeneration(
             number: number, isCurrent: false, path: version.path, date: Self.date(of: version), writer: Self.writer(of: version),

@@ -70,11 +70,19 @@ public struct PreferenceFiles: Sendable {
         case .named(let name): stem = name
         case .global: stem = DomainLocations.globalFileStem
         }
-        guard location.isCurrentHost else { return layout.userDomain(stem: stem) }
-        guard let domain = layout.byHostDomain(stem: stem) else {
-            throw PreferencesError(
-                .missingFile, path: "/etc/machine-id", "this machine has no machine id, so it has no by-host (-currentHost) domains")
+        let domain: PersistentDomain
+        if location.isCurrentHost {
+            guard let byHost = layout.byHostDomain(stem: stem) else {
+                throw PreferencesError(
+                    .missingFile, path: "/etc/machine-id", "this machine has no machine id, so it has no by-host (-currentHost) domains")
+            }
+            domain = byHost
+        } else {
+            domain = layout.userDomain(stem: stem)
         }
+        // Writes made here keep the schema's private values out of the history, as a store's
+        // do. A schema that cannot be used declares nothing (its store would not use it either).
+        if let schema = try? schema(for: location) { domain.declarePrivate(schema.privateKeys) }
         return domain
     }
 }

@@ -83,6 +83,8 @@ extension PreferenceStore {
             for registration in replaced { registration.cancel() }
         }
         guard isNew else { return }
+        // Before any write of the new schema's keys: private values stay out of the history.
+        if let schema = outcome.schema { appDomain.declarePrivate(schema.privateKeys) }
         if let error = outcome.error { reportSchemaProblem(error) }
         guard let schema = outcome.schema, !schema.renames.isEmpty else { return }
         if migratingInBackground {
@@ -155,13 +157,16 @@ extension PreferenceStore {
     /// Logs a refused set of a declared key (at most ten entries per ten seconds).
     func reportViolation(_ violation: SchemaViolation) {
         guard PreferencesLogger.admit(.schemaViolation, summarizingTo: logger) else { return }
+        // A private key's value stays out of the journal, refused or not.
+        let isPrivate = appDomain.privateKeys.contains(violation.key)
+        let described = isPrivate ? "\(violation.key) \(violation.rule), not <private> (schema \(violation.schemaPath))" : violation.description
         logger.warning(
-            "\(domain): refused to set \(violation.description); the key keeps its value",
+            "\(domain): refused to set \(described); the key keeps its value",
             metadata: [
                 "MESSAGE_ID": .string(PreferencesLogEvent.schemaViolation.messageID),
                 "PREFERENCES_DOMAIN": .string(domain),
                 "PREFERENCES_KEYS": .array([.string(violation.key)]),
-                "PREFERENCES_VALUE": .string(SchemaViolation.render(violation.value)),
+                "PREFERENCES_VALUE": .string(isPrivate ? "<private>" : SchemaViolation.render(violation.value)),
                 "PREFERENCES_RULE": .string(violation.rule.description),
                 "PREFERENCES_SCHEMA": .string(violation.schemaPath),
             ])

@@ -84,6 +84,11 @@ private struct Described {
 
     /// The value reads return: the first layer's value that keeps the rules.
     var winner: PreferenceSource? { sources.first { $0.violation == nil } }
+
+    /// A stored value as printed: `<private>` for a private key.
+    func shown(_ value: PropertyListValue) -> String {
+        declaration.isPrivate ? PrivateValue.placeholder : CompactText.encode(value)
+    }
     var invalid: [PreferenceSource] { sources.filter { $0.violation != nil } }
 
     var lines: [String] {
@@ -105,13 +110,14 @@ private struct Described {
         if let details = key.details { field("details", details) }
         if let group = key.group { field("group", group) }
         if !key.renamedFrom.isEmpty { field("was", key.renamedFrom.joined(separator: ", ")) }
+        if key.isPrivate { field("private", "yes: its values stay out of the history, exports and logs") }
         if let winner {
-            field("value", "\(CompactText.encode(winner.value)) from the \(winner.layer.rawValue) layer" + (winner.path.map { " (\($0))" } ?? ""))
+            field("value", "\(shown(winner.value)) from the \(winner.layer.rawValue) layer" + (winner.path.map { " (\($0))" } ?? ""))
         } else {
             field("value", "none (no layer holds a valid value and no default is declared)")
         }
         for source in invalid {
-            field("invalid", "\(CompactText.encode(source.value)) in the \(source.layer.rawValue) layer" + (source.path.map { " (\($0))" } ?? "")
+            field("invalid", "\(shown(source.value)) in the \(source.layer.rawValue) layer" + (source.path.map { " (\($0))" } ?? "")
                 + ": \(source.violation!.rule)")
         }
         return lines
@@ -132,14 +138,15 @@ private struct Described {
             ("group", key.group.map(JSONText.string) ?? "null"),
             ("description", key.details.map(JSONText.string) ?? "null"),
             ("renamedFrom", "[" + key.renamedFrom.map(JSONText.string).joined(separator: ",") + "]"),
-            ("value", optional(winner?.value)),
+            ("private", key.isPrivate ? "true" : "false"),
+            ("value", key.isPrivate ? (winner == nil ? "null" : JSONText.string(PrivateValue.placeholder)) : optional(winner?.value)),
             ("layer", winner.map { JSONText.string($0.layer.rawValue) } ?? "null"),
             ("path", winner?.path.map(JSONText.string) ?? "null"),
             ("invalid", "[" + invalid.map { source in
                 JSONText.object([
                     ("layer", JSONText.string(source.layer.rawValue)),
                     ("path", source.path.map(JSONText.string) ?? "null"),
-                    ("value", JSONText.encode(source.value, pretty: false)),
+                    ("value", key.isPrivate ? JSONText.string(PrivateValue.placeholder) : JSONText.encode(source.value, pretty: false)),
                     ("rule", JSONText.string(source.violation!.rule.description)),
                 ])
             }.joined(separator: ",") + "]"),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DefaultsCommand
 import Preferences
+import PropertyList
 
 /// `defaults explain domain key`: where a value comes from.
 struct Explain: ParsableCommand {
@@ -42,6 +43,10 @@ struct Explain: ParsableCommand {
         for recovery in Set(sources.compactMap(\.recovery)) {
             Output.error("warning: \(recovery)")
         }
+        // A private value is named, never shown: explain output ends up in bug reports.
+        let isPrivate = context.privateKeys(of: location).contains(key)
+        func shownText(_ value: PropertyListValue) -> String { isPrivate ? PrivateValue.placeholder : CompactText.encode(value) }
+        func shownJSON(_ value: PropertyListValue) -> String { isPrivate ? JSONText.string(PrivateValue.placeholder) : JSONText.encode(value, pretty: false) }
         // A value that breaks the domain's schema is passed over by reads.
         guard let winner = sources.first(where: { $0.violation == nil }) else {
             throw DefaultsFailure("No layer of \(location)'s search list holds \(key)")
@@ -50,14 +55,14 @@ struct Explain: ParsableCommand {
             Output.line(JSONText.object([
                 ("domain", JSONText.string(location.description)),
                 ("key", JSONText.string(key)),
-                ("value", JSONText.encode(winner.value, pretty: false)),
+                ("value", shownJSON(winner.value)),
                 ("winner", JSONText.string(winner.layer.rawValue)),
                 ("generation", winner.recovery.map { String($0.generation) } ?? "null"),
                 ("layers", "[" + sources.map { source in
                     JSONText.object([
                         ("layer", JSONText.string(source.layer.rawValue)),
                         ("path", source.path.map(JSONText.string) ?? "null"),
-                        ("value", JSONText.encode(source.value, pretty: false)),
+                        ("value", shownJSON(source.value)),
                         ("invalid", source.violation.map { JSONText.string($0.rule.description) } ?? "null"),
                         ("generation", source.recovery.map { String($0.generation) } ?? "null"),
                         ("origin", source.origin.map(JSONText.string) ?? "null"),
@@ -67,14 +72,14 @@ struct Explain: ParsableCommand {
             return
         }
         let recovered = winner.recovery.map { ", generation \($0.generation) of its file, because the file is corrupt" } ?? ""
-        Output.line("\(key) in \(location) is \(CompactText.encode(winner.value)), from the \(winner.layer.rawValue) layer\(recovered).")
+        Output.line("\(key) in \(location) is \(shownText(winner.value)), from the \(winner.layer.rawValue) layer\(recovered).")
         Output.line("Layers holding \(key), first wins:")
         for source in sources {
             let mark = source == winner ? "* " : "  "
             let path = source.path.map { path in " (\(path)" + (source.recovery.map { ", generation \($0.generation)" } ?? "") + ")" } ?? ""
             let invalid = source.violation.map { " (invalid: \($0.rule); passed over)" } ?? ""
             let origin = source.origin.map { ", from \($0)" } ?? ""
-            Output.line("\(mark)\(source.layer.rawValue)\(path): \(CompactText.encode(source.value))\(origin)\(invalid)")
+            Output.line("\(mark)\(source.layer.rawValue)\(path): \(shownText(source.value))\(origin)\(invalid)")
         }
     }
 }

@@ -101,3 +101,38 @@ struct Restore: ParsableCommand {
         }
     }
 }
+
+/// `defaults purge domain [key...]`: a value gone from every kept copy.
+struct Purge: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Remove keys from a domain and from every copy of it kept: its history and any corrupt file set aside.",
+        discussion: """
+            With keys: each is deleted from the domain (running programs see a removal) and its \
+            values are taken out of every generation in the history and every corrupt copy kept \
+            aside, durably, so that no file of the domain holds them any more. Undo and restore \
+            keep working for the other keys. With no key: the whole history and every corrupt \
+            copy are removed, and the domain's current values stay. Deleting a key the domain's \
+            schema declares private does the same by itself.
+
+            Examples:
+              defaults purge com.example.app Token
+              defaults purge com.example.app
+            """
+    )
+
+    @OptionGroup var host: HostOptions
+    @Argument(help: "The domain.") var domain: String
+    @Argument(help: "The keys; the whole history when omitted.") var keys: [String] = []
+
+    func run() throws {
+        let context = DefaultsContext(currentHost: host.currentHost)
+        let location = try context.location(domain)
+        do throws(PreferencesError) {
+            let count = try context.files().purge(keys: keys, at: location)
+            let what = keys.isEmpty ? "the history" : keys.joined(separator: ", ")
+            Output.error("Purged \(what) of \(location): \(count) kept file\(count == 1 ? "" : "s") rewritten or removed")
+        } catch {
+            throw DefaultsContext.failure(error, domain: location.description)
+        }
+    }
+}

@@ -35,7 +35,7 @@ struct Watch: ParsableCommand {
             throw DefaultsFailure("watch takes a domain name, not a file; \(domain) is a path")
         }
         let store = try context.store(for: location.description)
-        let printer = ChangePrinter(json: json)
+        let printer = ChangePrinter(json: json, privateKeys: context.privateKeys(of: location))
         let observation: PreferenceObservation
         if let key {
             observation = store.observe(key, options: [.old, .new]) { printer.print($0) }
