@@ -7,6 +7,8 @@
 //   core-latency schema SAMPLES       what a 200-key schema costs: open, declared read, validated set
 //   core-latency commits ROUNDS       what fresh reads and transactions cost: a read with and without
 //                                     the commit-counter check, a 10-key transaction against a one-key flush
+//   core-latency history-private SAMPLES [KEYS]  the same with a private value in the file: no
+//                                        schema (links), declared private (copies), declared but absent
 //   core-latency history SAMPLES [KEYS [LIMIT]]  durable flush (set + flush) keeping up to LIMIT
 //                                     (32) generations vs none: medians in ns, then their ratio
 //   core-latency writer HOME          (internal) another process writing every millisecond
@@ -305,6 +307,70 @@ func historyCost(samples: Int, keys: Int, limit: Int) {
     print("history\tratio\t" + String(format: "%.4f", Double(a) / Double(b)))
 }
 
+// MARK: history with private keys
+
+/// What keeping a generation costs when the file holds a private value (issue 32): three
+/// stores in three homes, each keeping 32 generations of a domain of `keys` integer keys plus
+/// a `Token` string, flushed in alternation. `plain` has no schema (every generation a hard
+/// link, as every commit was before private keys existed); `declared` has a schema declaring
+/// `Token` private, so each commit writes its generation as a copy without the token;
+/// `none-private` declares `Token` private but holds none, so it commits as `plain` does.
+/// Prints the median durable flush of each and the ratios to `plain`.
+func privateHistoryCost(samples: Int, keys: Int) {
+    func open(declaring: Bool, holdingToken: Bool) -> (store: PreferenceStore, home: String) {
+        let home = makeHome()
+        var environment = ProcessInfo.processInfo.environment
+        environment["PREFERENCES_HOME"] = home
+        environment["PREFERENCES_SYSTEM_DIR"] = home + "/system"
+        environment["PREFERENCES_SCHEMA_PATH"] = home + "/schemas"
+        if declaring {
+            let schema = PropertyListValue.dictionary(["Keys": .dictionary(["Token": .dictionary(["Type": .string("string"), "Private": .bool(true)])])])
+            try? FileManager.default.createDirectory(atPath: home + "/schemas", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            _ = FileManager.default.createFile(atPath: home + "/schemas/\(domain).plist", contents: Data(XMLPropertyListEncoder().encode(schema)), attributes: [.posixPermissions: 0o644])
+        }
+        do throws(PreferencesError) {
+            let store = try PreferenceStore(domain: domain, configuration: .init(environment: environment, arguments: ["core-latency"]))
+            var plain: [String: Any] = [:]
+            for index in 0..<keys { plain["k\(index)"] = index }
+            if holdingToken { plain["Token"] = "ghp_0123456789abcdefghijklmnopqrstuvwxyz" }
+            store.setPersistentDomain(plain, forName: domain)
+            try store.flush()
+            return (store, home)
+        } catch {
+            fail("cannot open \(domain): \(error)")
+        }
+    }
+    let stores = [
+        ("plain", open(declaring: false, holdingToken: true)),
+        ("declared", open(declaring: true, holdingToken: true)),
+        ("none-private", open(declaring: true, holdingToken: false)),
+    ]
+    defer { for (_, opened) in stores { try? FileManager.default.removeItem(atPath: opened.home) } }
+    func flush(_ store: PreferenceStore, _ value: Int) -> Int64 {
+        let start = monotonicNanoseconds()
+        store.set(value, forKey: "k0")
+        do { try store.flush() } catch { fail("flush: \(error)") }
+        return monotonicNanoseconds() - start
+    }
+    // Past the bound first, so every measured commit also prunes (or recycles) one.
+    for round in 0..<40 { for (_, opened) in stores { _ = flush(opened.store, -round) } }
+    var times = Array(repeating: [Int64](), count: stores.count)
+    for round in 0..<samples {
+        // A different one goes first each round, so none always pays for going first.
+        for offset in 0..<stores.count {
+            let index = (round + offset) % stores.count
+            times[index].append(flush(stores[index].1.store, round))
+        }
+    }
+    let medians = times.map { percentiles($0)[0] }
+    for (index, (name, opened)) in stores.enumerated() {
+        let kept = (try? FileManager.default.contentsOfDirectory(atPath: "\(opened.home)/.\(domain).plist.history").count) ?? 0
+        emit("history-private", "\(name): \(keys) keys + Token, \(samples) flushes, \(kept) generations kept", [medians[index]])
+    }
+    print("history-private\tratio declared/plain\t" + String(format: "%.4f", Double(medians[1]) / Double(medians[0])))
+    print("history-private\tratio none-private/plain\t" + String(format: "%.4f", Double(medians[2]) / Double(medians[0])))
+}
+
 // MARK: memory
 
 func residentBytes() -> Int {
@@ -568,6 +634,8 @@ case "history":
     historyCost(
         samples: arguments.count > 2 ? Int(arguments[2]) ?? 2_000 : 2_000, keys: arguments.count > 3 ? Int(arguments[3]) ?? 100 : 100,
         limit: arguments.count > 4 ? Int(arguments[4]) ?? 32 : 32)
+case "history-private":
+    privateHistoryCost(samples: arguments.count > 2 ? Int(arguments[2]) ?? 2_000 : 2_000, keys: arguments.count > 3 ? Int(arguments[3]) ?? 100 : 100)
 case "schema": schemaCosts(samples: arguments.count > 2 ? Int(arguments[2]) ?? 1_000_000 : 1_000_000)
 case "catch-up":
     catchUpRead(
