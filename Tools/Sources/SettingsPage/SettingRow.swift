@@ -135,6 +135,7 @@ extension SettingRow {
             control = .titleValue(values: nil, titles: nil)
         }
         if let details = declaration?.details { help.append(details) }
+        if declaration?.isPrivate == true { help.append(Self.privateNote) }
         self.init(
             key: key, title: specifier.title ?? key, help: help, control: control,
             defaultValue: declaration?.defaultValue ?? specifier.defaultValue, isDeclared: true)
@@ -157,7 +158,9 @@ extension SettingRow {
                 } else {
                     control = .number(isInteger: key.type == .integer, minimum: low, maximum: high)
                 }
-            case .string: control = .text(inputType: "text", inputMode: nil, autocapitalize: nil, checksSpelling: true)
+            case .string:
+                // A private string is typed hidden, as a Settings.bundle's secure field is.
+                control = .text(inputType: key.isPrivate ? "password" : "text", inputMode: nil, autocapitalize: key.isPrivate ? "off" : nil, checksSpelling: !key.isPrivate)
             case .date: control = .date
             case .data: control = .data
             default: control = .tree
@@ -169,9 +172,13 @@ extension SettingRow {
         case (nil, let high?): help.append("At most \(Self.text(high))")
         case (nil, nil): break
         }
-        if let value = key.defaultValue { help.append("Default: \(Self.text(value, among: key))") }
+        if let value = key.defaultValue, !key.isPrivate { help.append("Default: \(Self.text(value, among: key))") }
+        if key.isPrivate { help.append(Self.privateNote) }
         self.init(key: key.name, title: key.summary ?? key.name, help: help, control: control, defaultValue: key.defaultValue, isDeclared: true)
     }
+
+    /// The help line of a private key.
+    static let privateNote = "Private: kept out of the history, exports and logs"
 
     /// The row of a key no declaration covers: a typed tree, as dconf-editor shows keys.
     package init(undeclared key: String) {

@@ -108,3 +108,27 @@ struct SchemaPageTests {
         }
     }
 }
+
+/// Keys declared private (issue 32) on the page: typed hidden, said to be private, and never
+/// in the history the page shows.
+@Suite("Private keys on the page")
+struct PrivateKeyPageTests {
+    @Test("a private string is a password field with a note, and the history section never holds its value")
+    func privateString() throws {
+        let fixture = try SiteFixture()
+        try fixture.installSchema(["Token": ["Type": "string", "Private": true, "Summary": "Access token"], "n": ["Type": "integer"]], for: "com.example.private")
+        let secret = "tok-0d9f8e7a6b5c"
+        #expect(try fixture.change("com.example.private", [set("Token", "string", secret)]).status == 200)
+        for round in 1...3 { #expect(try fixture.change("com.example.private", [set("n", "number", "\(round)")]).status == 200) }
+        let page = try fixture.page("com.example.private")
+        let row = try SchemaPageTests.row("Token", on: page)
+        let field = try #require(row.first("input", ["data-key": "Token"]))
+        #expect(field["type"] == "password" && field["spellcheck"] == "false")
+        #expect(row.all("p", class: "help").map(\.text).contains { $0.hasPrefix("Private") })
+        let history = try #require(page.first("section", ["id": "history"]))
+        #expect(!history.text.contains(secret))
+        #expect(history.all("li", ["data-generation": nil]).count == 4)
+        // No generation on disk holds it either: only the domain file does.
+        #expect(try fixture.generations("com.example.private").filter { !$0.isCurrent }.allSatisfy { $0.values?["Token"] == nil })
+    }
+}
