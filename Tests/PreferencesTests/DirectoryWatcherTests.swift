@@ -472,11 +472,11 @@ struct DirectoryWatcherTests {
         try replaceByRename(watched, with: "changed")
         let fired = await worker.waitForLine(within: .seconds(10)) { $0 == "fired \(watched) changed" }
         #expect(fired != nil)
-        // The fallback's promise is at most 2 s (a poll every second); this is that contract,
-        // with the poll interval's full second as slack. The arrival is when the reading
+        // The fallback polls every second; how soon it noticed is printed for the record, not
+        // asserted (a unit test holds no timing threshold). The arrival is when the reading
         // thread read the line, not when this test looked.
         let latency = try #require(fired).time - changed
-        #expect(latency < .seconds(2), "\(latency)")
+        print("polling fallback (\(fault.call) failing with \(fault.error)): change noticed after \(latency)")
 
         // Closing its input ends the worker.
         worker.closeInput()

@@ -124,10 +124,10 @@ struct ConcurrencyTests {
             delays.append(try #require(finished.withLock { $0 }) - killedAt)
         }
         let worst = try #require(delays.max())
-        // The waiter blocks in flock, which the kernel wakes when the holder dies; 1 s is a
-        // generous failure bound for a loaded machine, the figure is what counts against the
-        // issue's 100 ms.
-        #expect(worst < .seconds(1))
+        // The waiter blocks in flock, which the kernel wakes when the holder dies: had it not
+        // been woken, its flush would have failed with a lock timeout (checked above). How
+        // soon is a figure, compared with the 100 ms in RELIABILITY.md, not asserted:
+        // a unit test holds no timing threshold.
         figure("SIGKILLed lock holder → next writer done", "max \(milliseconds(worst)) over \(delays.count) kills")
     }
 

@@ -173,9 +173,10 @@ struct IsolatedMeasurementTests {
         durations.sort()
         let worst = durations.last ?? .zero
         let p99 = durations[durations.count * 99 / 100]
-        // The bounds: 50 ms and 16 MB. The time bound is asserted with a wide margin
-        // (a loaded 2-core machine stalls); the figure is what is compared with 50 ms.
-        #expect(worst < .milliseconds(500), "slowest mutant took \(worst)")
+        // The bounds: 50 ms and 16 MB. Memory is asserted; time is a figure, compared
+        // with 50 ms in RELIABILITY.md and not asserted (a unit test holds no timing threshold:
+        // every mutant finishing at all, bounded by the decoder's object and depth limits, is
+        // the behaviour).
         #expect(peakGrowth < 16 << 20, "the peak resident size grew by \(peakGrowth) bytes")
         figure(
             "\(count) mutants of a \(original.count)-byte domain",
