@@ -56,37 +56,49 @@ func powerLossCheck(_ arguments: [String]) {
     }
     let domain = arguments[0]
     for home in list.split(separator: "\n").map(String.init) where !home.isEmpty {
-        var report: [String: Any] = ["home": home]
-        let environment = ["PREFERENCES_HOME": home, "PREFERENCES_SYSTEM_DIR": home + "/system", "HOME": home]
-        // Every warning or error of the state's store, by MESSAGE_ID: a store that opened may
-        // still have refused its commit counter (fresh reads off) or left a file unusable.
-        CountingLogHandler.entries.withLock { $0.removeAll() }
-        let logger = Logger(label: "power-loss-check") { _ in CountingLogHandler() }
-        do throws(PreferencesError) {
-            let store = try PreferenceStore(
-                domain: domain, configuration: .init(environment: environment, arguments: ["power-loss-check"], logger: logger))
-            var values: [String: Int] = [:]
-            for (key, value) in store.persistentDomain(forName: domain) ?? [:] {
-                if let number = value as? Int { values[key] = number }
+        var report = openAndWrite(domain, home: home)
+        if let values = report["values"] as? [String: Any] {
+            var numbers: [String: Int] = [:]
+            for (key, value) in values {
+                if let number = value as? Int { numbers[key] = number }
             }
-            report["values"] = values
-            // A file the store could not use (corrupt with no good generation to recover from,
-            // a counter or lock it refused as unsafe) is a failed state.
-            report["problems"] = store.fileProblems.map { "\($0)" }
-            store.set(1, forKey: "checked")
-            do throws(PreferencesError) {
-                try store.flush()
-                report["write"] = "ok"
-            } catch {
-                report["write"] = "\(error)"
-            }
-        } catch {
-            report["error"] = "\(error)"
+            report["values"] = numbers
         }
-        report["log"] = CountingLogHandler.entries.withLock { $0 }
         let line = (try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])) ?? Data("{}".utf8)
         say(String(decoding: line, as: UTF8.self))
     }
+}
+
+/// Opens DOMAIN in the crash state at `home` as ``powerLossCheck(_:)`` does: the report's
+/// `values` (the domain's values as read, for the caller to judge and turn into JSON), `problems` (the files the store could not use), `log` (its warnings and
+/// errors by MESSAGE_ID) and `write` ("ok" if a set and flush after opening worked), or
+/// `error` if it did not open.
+func openAndWrite(_ domain: String, home: String) -> [String: Any] {
+    var report: [String: Any] = ["home": home]
+    let environment = ["PREFERENCES_HOME": home, "PREFERENCES_SYSTEM_DIR": home + "/system", "HOME": home]
+    // Every warning or error of the state's store, by MESSAGE_ID: a store that opened may
+    // still have refused its commit counter (fresh reads off) or left a file unusable.
+    CountingLogHandler.entries.withLock { $0.removeAll() }
+    let logger = Logger(label: "power-loss-check") { _ in CountingLogHandler() }
+    do throws(PreferencesError) {
+        let store = try PreferenceStore(
+            domain: domain, configuration: .init(environment: environment, arguments: ["power-loss-check"], logger: logger))
+        report["values"] = store.persistentDomain(forName: domain) ?? [String: Any]()
+        // A file the store could not use (corrupt with no good generation to recover from,
+        // a counter or lock it refused as unsafe) is a failed state.
+        report["problems"] = store.fileProblems.map { "\($0)" }
+        store.set(1, forKey: "checked")
+        do throws(PreferencesError) {
+            try store.flush()
+            report["write"] = "ok"
+        } catch {
+            report["write"] = "\(error)"
+        }
+    } catch {
+        report["error"] = "\(error)"
+    }
+    report["log"] = CountingLogHandler.entries.withLock { $0 }
+    return report
 }
 
 /// `power-loss-setter DOMAIN COUNT`: COUNT times, `access` on `/swift-preferences-set/n`,

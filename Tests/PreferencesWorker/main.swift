@@ -25,6 +25,9 @@
 //   PreferencesWorker power-loss-writer DOMAIN W COUNT   flushes and transactions, a trace marker after each
 //   PreferencesWorker power-loss-check DOMAIN LIST       open each crash state listed, print what it reads
 //   PreferencesWorker power-loss-setter DOMAIN COUNT     sets without flush, a trace marker before each
+//   PreferencesWorker power-loss-purger DOMAIN COUNT     COUNT commits holding a secret each, then a purge
+//                                                        of it between two trace markers
+//   PreferencesWorker power-loss-purge-check DOMAIN COUNT LIST  check each purge crash state listed
 //   PreferencesWorker remove-keys DOMAIN PREFIX COUNT    remove PREFIX0..PREFIXn, flush after each
 //   PreferencesWorker enospc DOMAIN DIRECTORY            a full file system, step by step (tmpfs)
 //   PreferencesWorker read-only DOMAIN DIRECTORY N       N flushes to a read-only directory
@@ -40,7 +43,7 @@
 //
 // The watch commands are in WatchCommands.swift, the log command in LogCommands.swift, the
 // reliability commands in ReliabilityCommands.swift, the transaction and fresh-read commands
-// in TransactionCommands.swift.
+// in TransactionCommands.swift, the power-loss purge commands in PowerLossPurgeCommands.swift.
 import Foundation
 import Preferences
 
@@ -88,6 +91,12 @@ case "power-loss-setter":
     exit(0)
 case "power-loss-check":
     powerLossCheck(Array(arguments.dropFirst(2)))
+    exit(0)
+case "power-loss-purger":
+    powerLossPurger(Array(arguments.dropFirst(2)))
+    exit(0)
+case "power-loss-purge-check":
+    powerLossPurgeCheck(Array(arguments.dropFirst(2)))
     exit(0)
 case "flush-loop", "flush-once":
     flushLoop(Array(arguments.dropFirst(2)), markers: arguments[1] == "flush-once")
