@@ -3,12 +3,15 @@
 # of file systems: record what a real workload asks of the file system, build every state a
 # power cut could leave, and open each one with the real library.
 #
-# Usage: bash Tests/Scripts/power-loss.sh [--quick|--long] [--omit file|directory] [BIN-PATH]
-#   --quick   2 writer processes, 6 rounds each (the test suite's run)
-#   (default) 3 writer processes, 12 rounds each
-#   --long    4 writer processes, 180 rounds each (over 10,000 distinct crash states)
+# Usage: bash Tests/Scripts/power-loss.sh [--workload write|purge] [--quick|--long] [--rounds N]
+#                                          [--omit file|directory] [BIN-PATH]
+#   --workload  write (the default): the write path, as below; purge: a purge of a key from
+#             every kept copy of a domain (issue 32), as at the end of this comment
+#   --quick   2 writer processes, 6 rounds each (the test suite's run); purge: 4 commits
+#   (default) 3 writer processes, 12 rounds each; purge: 8 commits
+#   --long    4 writer processes, 180 rounds each (over 10,000 distinct crash states); purge: 24
 #   --rounds N  N rounds per writer instead (run-all.sh: --long --rounds 40, to keep the suite
-#             within its 12 minutes)
+#             within its 12 minutes); purge: N commits before the purge
 #   --omit X  run the workload with a sync taken out (PREFERENCES_TEST_OMIT_SYNC, debug builds
 #             only): `file` drops the new file's fsync before its rename, `directory` the
 #             directory's fsync after it. The run must then find failing states; it names the
@@ -41,26 +44,50 @@
 # write fails; the store reports a file it could not use (a domain file that neither decodes
 # nor is recovered from a generation) or logs that it refused the commit counter; a value whose flush had returned before the cut is
 # missing or older; a transaction's two keys differ (a state mixing two commits).
+#
+# The purge workload (`--workload purge`): one `PreferencesWorker power-loss-purger` process
+# makes N commits (transactions), commit n setting `secret` to `purge-secret-n-c0ffee` and
+# `keep` to n, with every generation kept (generations 1 to N-1), and puts a copy of the
+# domain file aside as corrupt holding the first secret; then, between two markers (`access`
+# on /swift-preferences-purge/start and /done), `PreferenceFiles.purge(keys: ["secret"])`:
+# a commit removing the key (which keeps the replaced file as generation N), every generation
+# rewritten through a synced temporary file renamed over it, the history directory synced,
+# the corrupt copy scrubbed the same way, its directory synced. Only the purge is cut:
+# everything before the start marker counts as durable (a history built long before the power
+# cut), and the states are built from there as above, plus one cut after the done marker.
+# `PreferencesWorker power-loss-purge-check` judges each state's files before a store opens
+# it: every `N.plist` in the history directory decodes whole and holds `keep` = n and `secret`
+# either as committed or not at all; generations 1 to N-1 are all there; no other name is
+# there but a copy's temporary file (`.N.plist.*.tmp`), and the library lists exactly the
+# `N.plist` files as generations; the corrupt copy is as it was or scrubbed; the domain holds
+# `keep` = N and its secret or none. A state cut after the purge returned fails if any file
+# under its home holds a secret's bytes. Then the store opens, reads and writes as above.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-mode=default omit="" rounds_override=0
+mode=default omit="" rounds_override=0 workload=write
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --quick) mode=quick; shift ;;
         --long) mode=long; shift ;;
         --omit) omit="$2"; shift 2 ;;
         --rounds) rounds_override="$2"; shift 2 ;;
+        --workload) workload="$2"; shift 2 ;;
         *) break ;;
     esac
 done
 bin="${1:-$(swift build --show-bin-path)}"
 command -v strace >/dev/null || { echo "strace is not installed: run Tests/Scripts/install-dependencies.sh" >&2; exit 1; }
 [[ $rounds_override =~ ^[0-9]+$ ]] || { echo "power-loss: --rounds takes a number" >&2; exit 64; }
-exec python3 - "$bin/PreferencesWorker" "$mode" "$omit" "$rounds_override" <<'PY'
+[[ $workload == write || $workload == purge ]] || { echo "power-loss: --workload is write or purge" >&2; exit 64; }
+exec python3 - "$bin/PreferencesWorker" "$mode" "$omit" "$rounds_override" "$workload" <<'PY'
 import hashlib, itertools, json, os, re, shutil, subprocess, sys, tempfile
 
-worker, mode, omit = sys.argv[1], sys.argv[2], sys.argv[3]
+worker, mode, omit, workload = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[5]
 writers, rounds = {"quick": (2, 6), "default": (3, 12), "long": (4, 180)}[mode]
+# The purge workload: one process, `rounds` commits (so rounds-1 generations, and the
+# purge's own commit keeps one more) before the purge.
+if workload == "purge":
+    writers, rounds = 1, {"quick": 4, "default": 8, "long": 24}[mode]
 if int(sys.argv[4]) > 0:
     rounds = int(sys.argv[4])
 domain = "com.example.powerloss"
@@ -76,8 +103,11 @@ def record(work):
     if omit:
         env["PREFERENCES_TEST_OMIT_SYNC"] = omit
     # Every writer must succeed: `wait` on each, not a bare `wait` (which always says 0).
-    script = "pids=; " + " ".join("%s power-loss-writer %s %d %d & pids=\"$pids $!\";" % (worker, domain, w, rounds) for w in range(writers)) \
-        + ' for p in $pids; do wait "$p" || exit 1; done'
+    if workload == "purge":
+        script = "exec %s power-loss-purger %s %d" % (worker, domain, rounds)
+    else:
+        script = "pids=; " + " ".join("%s power-loss-writer %s %d %d & pids=\"$pids $!\";" % (worker, domain, w, rounds) for w in range(writers)) \
+            + ' for p in $pids; do wait "$p" || exit 1; done'
     calls = "openat,creat,write,pwrite64,writev,fsync,fdatasync,rename,renameat,renameat2,link,linkat,unlink,unlinkat,mkdir,mkdirat,rmdir,ftruncate,close,access"
     subprocess.run(["strace", "-f", "-qq", "-y", "-xx", "-s", "4000000", "-e", "trace=" + calls, "-o", log, "sh", "-c", script],
                    env=env, check=True, stdout=subprocess.DEVNULL, timeout=600)
@@ -154,6 +184,10 @@ def parse(log):
             if path.startswith("/swift-preferences-flushed/"):
                 _, _, writer, key, value = path.split("/")
                 ops.append(("flushed", writer, key, int(value)))
+            elif path == "/swift-preferences-purge/start":
+                ops.append(("settled",))
+            elif path == "/swift-preferences-purge/done":
+                ops.append(("flushed", "purge", "purged", 1))
             continue
         if result < 0:
             continue
@@ -208,6 +242,13 @@ class FS:
         self.position = {}               # file inode -> offset of the next write() through
                                          # the descriptor last opened for writing (one writer
                                          # per file at a time: a commit writes under the lock)
+
+    def settle(self):
+        """Everything so far is durable (the purge workload's history, built long before the
+        power cut)."""
+        self.synced_dirs = {path: dict(entries) for path, entries in self.dirs.items()}
+        self.synced_data = {inode: bytes(data) for inode, data in self.data.items()}
+        self.dirty.clear()
 
     def inside(self, path):
         return path is not None and (path == self.root or path.startswith(self.root + "/"))
@@ -314,21 +355,16 @@ def tree(fs, dirs, data_of):
     return files
 
 def states(ops, root):
-    """Every crash state: (name, files, obligations), for a cut after each call."""
+    """Every crash state: (name, files, obligations), for a cut after each call, and at the
+    end if a marker followed the last call; with a `settled` marker in the calls (the purge
+    workload), for a cut after each call after it only, everything before it being
+    durable."""
     out, flushed = [], {}
     fs = FS(root)
     name_tables = [{root: {}}]   # the directory tables after each name operation
     names_at_sync = 0
-    for index, op in enumerate(ops):
-        if op[0] == "flushed":
-            flushed[(op[1], op[2])] = op[3]
-            continue
-        creates = fs.creates(op)
-        fs.apply(op)
-        if creates:
-            name_tables.append({path: dict(entries) for path, entries in fs.dirs.items()})
-        if op[0] == "fsync" and fs.inside(op[1]):
-            names_at_sync = len(name_tables) - 1
+
+    def cut(index):
         obligations = dict(flushed)
         out.append(("strict@%d" % index, tree(fs, fs.synced_dirs, lambda inode: fs.synced_data.get(inode, b"")), obligations))
         dirty = sorted(fs.dirty)
@@ -349,6 +385,31 @@ def states(ops, root):
                     return current
                 label = "ext4@%d:names%d/%d:%s" % (index, kept, len(name_tables) - 1, ",".join(variant) or "synced")
                 out.append((label, tree(fs, name_tables[kept], data_of), obligations))
+
+    cutting = not any(op[0] == "settled" for op in ops)
+    last_cut = None   # the obligations of the last cut
+    for index, op in enumerate(ops):
+        if op[0] == "flushed":
+            flushed[(op[1], op[2])] = op[3]
+            continue
+        if op[0] == "settled":
+            fs.settle()
+            name_tables = [{path: dict(entries) for path, entries in fs.dirs.items()}]
+            names_at_sync, cutting = 0, True
+            continue
+        creates = fs.creates(op)
+        fs.apply(op)
+        if creates:
+            name_tables.append({path: dict(entries) for path, entries in fs.dirs.items()})
+        if op[0] == "fsync" and fs.inside(op[1]):
+            names_at_sync = len(name_tables) - 1
+        if cutting:
+            cut(index)
+            last_cut = dict(flushed)
+    # A marker after the last call (the purge's return): the cut after it, when everything
+    # the workload did must be there.
+    if cutting and last_cut != flushed:
+        cut(len(ops))
     return out
 
 # ---------------------------------------------------------------- checking
@@ -381,13 +442,18 @@ def check(work, crash_states):
     for start in range(0, len(states_list), 400):
         batch = states_list[start:start + 400]
         os.makedirs(base)
-        homes = {}
+        homes, lines = {}, []
         for number, (name, files, obligations) in enumerate(batch):
-            homes[materialise(base, number, files) + "/preferences"] = (name, obligations)
+            state = materialise(base, number, files)
+            homes[state + "/preferences"] = (name, obligations)
+            # A purge state cut after the purge returned: no file under it may hold a secret.
+            lines.append(state + "/preferences" + ("\t" + state if ("purge", "purged") in obligations else ""))
         listing = os.path.join(work, "batch.txt")
         with open(listing, "w") as f:
-            f.write("\n".join(homes) + "\n")
-        result = subprocess.run([worker, "power-loss-check", domain, listing], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=900)
+            f.write("\n".join(lines) + "\n")
+        command = [worker, "power-loss-check", domain, listing] if workload == "write" else \
+            [worker, "power-loss-purge-check", domain, str(rounds), listing]
+        result = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=900)
         reports = [json.loads(line) for line in result.stdout.decode().splitlines() if line.startswith("{")]
         if len(reports) != len(batch):
             failures.append(("checker", "the checker stopped after %d of %d states (exit %d): %s" % (
@@ -406,12 +472,14 @@ def check(work, crash_states):
             for entry in report.get("log", []):
                 if entry.split(" ")[0] in ("d41c6f0e8a2b4975b7e3c9a1f5d80e36", "7ea7d374aa6a423db4198c9d363f2d95"):
                     problems.append("logged: " + entry)
+            # The purge checker judges the state's files and values itself.
+            problems += report.get("purge", [])
             values = report.get("values", {})
-            for (writer, key), value in sorted(obligations.items()):
+            for (writer, key), value in sorted(obligations.items()) if workload == "write" else ():
                 found = values.get(key)
                 if found is None or found < value:
                     problems.append("%s=%d had been flushed, found %s" % (key, value, found))
-            for writer in range(writers):
+            for writer in range(writers if workload == "write" else 0):
                 a, b = values.get("t%da" % writer), values.get("t%db" % writer)
                 if a != b:
                     problems.append("t%da=%s but t%db=%s: two commits mixed" % (writer, a, writer, b))
@@ -457,20 +525,27 @@ try:
     ops = parse(log)
     root = home
     crash_states = states(ops, root)
-    recorded = [op for op in ops if op[0] not in ("close", "flushed")]
+    # The purge workload is cut from its `settled` marker on: the calls from there.
+    cut_from = next((index for index, op in enumerate(ops) if op[0] == "settled"), 0)
+    recorded = [op for op in ops[cut_from:] if op[0] not in ("close", "flushed", "settled")]
     counts = {}
     for op in recorded:
         counts[op[0]] = counts.get(op[0], 0) + 1
     flushes = sum(1 for op in ops if op[0] == "flushed")
     strict = sum(1 for name, _, _ in crash_states if name.startswith("strict"))
     distinct, failures = check(work, crash_states)
-    windows = [] if omit else durability_window(work)
+    windows = [] if omit or workload != "write" else durability_window(work)
 finally:
     shutil.rmtree(work, ignore_errors=True)
 
-print("power-loss: %d writer processes x %d rounds%s: %d flushes and transactions returned" % (
-    writers, rounds, " (omitting the %s sync)" % omit if omit else "", flushes))
-print("power-loss: %d file-system calls recorded (%s)" % (len(recorded), ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
+if workload == "purge":
+    print("power-loss: purge of `secret` from %d commits' files (%d generations, a corrupt copy and the domain file)%s; %d states after it returned" % (
+        rounds, rounds, " (omitting the %s sync)" % omit if omit else "",
+        sum(1 for _, _, obligations in crash_states if obligations)))
+else:
+    print("power-loss: %d writer processes x %d rounds%s: %d flushes and transactions returned" % (
+        writers, rounds, " (omitting the %s sync)" % omit if omit else "", flushes))
+print("power-loss: %d file-system calls recorded%s (%s)" % (len(recorded), " from the purge's start" if cut_from else "", ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
 print("power-loss: %d crash states (strict %d, ext4 data=ordered %d), %d distinct, all checked" % (
     len(crash_states), strict, len(crash_states) - strict, distinct))
 if windows:
