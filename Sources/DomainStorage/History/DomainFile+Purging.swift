@@ -79,7 +79,7 @@ extension DomainFile {
                 }
             }
             if !outcome.rewritten.isEmpty || !outcome.removed.isEmpty {
-                try check(Errno.typed({ try SystemCalls.fsync(directory) }), history.directoryPath, "could not sync")
+                try check(Errno.typed({ try Self.syncDirectory(directory) }), history.directoryPath, "could not sync")
                 DomainHistory.forgetListing(of: history.directoryPath)
             }
         }
@@ -106,7 +106,7 @@ extension DomainFile {
             }
         }
         if !outcome.corruptCopies.isEmpty {
-            try check(Errno.typed({ try SystemCalls.fsync(folder) }), directory, "could not sync")
+            try check(Errno.typed({ try Self.syncDirectory(folder) }), directory, "could not sync")
         }
         return outcome
     }
@@ -172,6 +172,13 @@ extension DomainFile {
         default:
             return []
         }
+    }
+
+    /// Syncs a directory whose names a purge replaced or removed, unless a test took the
+    /// directory sync out (``DurabilityFaults/omitsDirectorySync``, for the power-loss
+    /// harness to show it would catch the purge without it).
+    private static func syncDirectory(_ directory: FileDescriptor) throws(Errno) {
+        if !DurabilityFaults.omitsDirectorySync { try SystemCalls.fsync(directory) }
     }
 
     /// `result`'s error as a purge failure naming `path`.
