@@ -9,9 +9,10 @@
 #             every kept copy of a domain (issue 32), as at the end of this comment
 #   --quick   2 writer processes, 6 rounds each (the test suite's run); purge: 4 commits
 #   (default) 3 writer processes, 12 rounds each; purge: 8 commits
-#   --long    4 writer processes, 180 rounds each (over 10,000 distinct crash states); purge: 24
+#   --long    4 writer processes, 180 rounds each (over 10,000 distinct crash states); purge:
+#             120 commits (about 500 distinct states)
 #   --rounds N  N rounds per writer instead (run-all.sh: --long --rounds 40, to keep the suite
-#             within its 12 minutes); purge: N commits before the purge
+#             within its 12 minutes); purge: N commits before the purge (run-all.sh: 32)
 #   --omit X  run the workload with a sync taken out (PREFERENCES_TEST_OMIT_SYNC, debug builds
 #             only): `file` drops the new file's fsync before its rename, `directory` the
 #             directory's fsync after it. The run must then find failing states; it names the
@@ -87,7 +88,7 @@ writers, rounds = {"quick": (2, 6), "default": (3, 12), "long": (4, 180)}[mode]
 # The purge workload: one process, `rounds` commits (so rounds-1 generations, and the
 # purge's own commit keeps one more) before the purge.
 if workload == "purge":
-    writers, rounds = 1, {"quick": 4, "default": 8, "long": 24}[mode]
+    writers, rounds = 1, {"quick": 4, "default": 8, "long": 120}[mode]
 if int(sys.argv[4]) > 0:
     rounds = int(sys.argv[4])
 domain = "com.example.powerloss"
