@@ -3,7 +3,8 @@ import TestSupport
 import Testing
 
 /// Power loss at every point of the write path (`Tests/Scripts/power-loss.sh`, which says
-/// how states are recorded and built): the quick run here, the long one by the script.
+/// how states are recorded and built): the quick runs here, of the write path and of a purge;
+/// the long ones by the script.
 @Suite(
     "Power loss at every point of the write path",
     .enabled(if: installedProgram("strace") != nil, "needs strace to record the workload: run Tests/Scripts/install-dependencies.sh"),
@@ -43,5 +44,24 @@ struct PowerLossTests {
         #expect(status == 0, "\(output)")
         #expect(output.contains("the harness caught the omitted \(omitted) sync; first failing state: "), "\(output)")
         figure("power loss without the \(omitted) sync", output.split(separator: "\n").filter { $0.contains("caught") || $0.hasSuffix("failing states") }.joined(separator: "; "))
+    }
+
+    /// A purge (issue 32), cut at every call: `--workload purge --quick`, 4 commits.
+    @Test("every crash state of a purge keeps each generation whole, with its secret or without, and none once it returned")
+    func everyPurgeStateIsWhole() throws {
+        let (status, output) = try run(["--workload", "purge", "--quick"])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("power-loss: 0 failing states"), "\(output)")
+        #expect(output.contains("2 states after it returned"), "\(output)")
+        figure("power loss during a purge, quick run", output.split(separator: "\n").filter { $0.hasPrefix("power-loss:") }.joined(separator: "; "))
+    }
+
+    /// The purge run bites too: its copies' fsync and its directories' fsync are seen.
+    @Test("a purge with a missing sync is caught", arguments: ["file", "directory"])
+    func purgeMissingSyncIsCaught(omitted: String) throws {
+        let (status, output) = try run(["--workload", "purge", "--quick", "--omit", omitted])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("the harness caught the omitted \(omitted) sync; first failing state: "), "\(output)")
+        figure("power loss during a purge without the \(omitted) sync", output.split(separator: "\n").filter { $0.contains("caught") || $0.hasSuffix("failing states") }.joined(separator: "; "))
     }
 }
