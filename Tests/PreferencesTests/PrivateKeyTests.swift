@@ -13,25 +13,10 @@ struct PrivateKeyTests {
     static let secret = "s3cr3t-token-7f3a9c"
 
     /// Every file under the fixture's directories (home, system, runtime) whose bytes hold
-    /// `text` in UTF-8 or UTF-16 (either byte order), relative to the fixture's directory.
-    static func files(holding text: String, in fixture: StoreFixture) -> [String] {
-        let forms = [Array(text.utf8), text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }, text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }]
-        let root = fixture.directory.url.path
-        var found: [String] = []
-        for base in [root] + [fixture.runtimeDirectory].compactMap({ $0 }).filter({ !$0.hasPrefix(root) }) {
-            guard let walker = FileManager.default.enumerator(atPath: base) else { continue }
-            while let relative = walker.nextObject() as? String {
-                let path = base + "/" + relative
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                    let bytes = FileManager.default.contents(atPath: path).map(Array.init)
-                else { continue }
-                if forms.contains(where: { form in bytes.count >= form.count && (0...(bytes.count - form.count)).contains { bytes[$0..<($0 + form.count)].elementsEqual(form) } }) {
-                    found.append(relative)
-                }
-            }
-        }
-        return found.sorted()
+    /// `text` in UTF-8 or UTF-16 (either byte order), relative to the fixture's directory:
+    /// TestSupport's search, the same the tool's tests make.
+    static func files(holding text: String, in fixture: StoreFixture) throws -> [String] {
+        try fixture.files(holding: text, alsoUnder: [fixture.runtimeDirectory].compactMap { $0 })
     }
 
     /// A fixture with a private runtime directory and a schema declaring `Token` private.
@@ -62,7 +47,7 @@ struct PrivateKeyTests {
             try store.flush()
         }
         #expect(Self.generationFiles(fixture).count == 10)
-        #expect(Self.files(holding: Self.secret, in: fixture) == ["preferences/\(Self.domain).plist"])
+        #expect(try Self.files(holding: Self.secret, in: fixture) == ["preferences/\(Self.domain).plist"])
         #expect(store.string(forKey: "Token") == Self.secret)
         // The generations still hold every other key's history, and say who wrote them.
         let files = PreferenceFiles(configuration: fixture.configuration)
@@ -88,12 +73,12 @@ struct PrivateKeyTests {
                 store.removeObject(forKey: "Token")
                 try store.flush()
             }
-            #expect(Self.files(holding: Self.secret, in: fixture).isEmpty, "by PreferenceFiles: \(byFiles)")
+            #expect(try Self.files(holding: Self.secret, in: fixture).isEmpty, "by PreferenceFiles: \(byFiles)")
             // Undo goes back to the version before the removal: its other keys, no token.
             try files.undo(at: .named(Self.domain))
             let values = try #require(try files.persistentDomainValues(at: .named(Self.domain)))
             #expect(values["Mail"] == "someone@example.com" && values["n"] == 1 && values["Token"] == nil)
-            #expect(Self.files(holding: Self.secret, in: fixture).isEmpty)
+            #expect(try Self.files(holding: Self.secret, in: fixture).isEmpty)
         }
     }
 
@@ -107,11 +92,11 @@ struct PrivateKeyTests {
                 transaction.set(round, forKey: "n")
             }
         }
-        #expect(Self.files(holding: Self.secret, in: fixture).count == 5, "the domain file and four generations, before the schema")
+        #expect(try Self.files(holding: Self.secret, in: fixture).count == 5, "the domain file and four generations, before the schema")
         try Self.installSchema(fixture)
         let files = PreferenceFiles(configuration: fixture.configuration)
         try files.modifyPersistentDomain(at: .named(Self.domain), changing: ["Token"]) { $0["Token"] = nil }
-        #expect(Self.files(holding: Self.secret, in: fixture).isEmpty)
+        #expect(try Self.files(holding: Self.secret, in: fixture).isEmpty)
         // The other key's history is intact: every generation still decodes with its n.
         let generations = try files.generations(at: .named(Self.domain))
         #expect(generations.count == 6)
@@ -139,11 +124,11 @@ struct PrivateKeyTests {
         let aside = try FileManager.default.contentsOfDirectory(atPath: fixture.userDirectory).filter { $0.contains(".corrupt-") }
         #expect(aside.count == 1)
         let before = try files.generations(at: .named(Self.domain))
-        #expect(!Self.files(holding: Self.secret, in: fixture).isEmpty)
+        #expect(try !Self.files(holding: Self.secret, in: fixture).isEmpty)
 
         let count = try files.purge(keys: ["Mail"], at: .named(Self.domain))
         #expect(count >= 4)
-        #expect(Self.files(holding: Self.secret, in: fixture).isEmpty)
+        #expect(try Self.files(holding: Self.secret, in: fixture).isEmpty)
         let after = try files.generations(at: .named(Self.domain))
         // Every version of before is still there (the current one now as a generation, the
         // purge's removal from the domain being a commit of its own), with its writer and time.
@@ -182,7 +167,7 @@ struct PrivateKeyTests {
         let values = try #require(try files.persistentDomainValues(at: .named(Self.domain)))
         #expect(values["n"] == 1)
         #expect(values["Token"] == .string(Self.secret))
-        #expect(Self.files(holding: "old-secret-value", in: fixture).isEmpty)
+        #expect(try Self.files(holding: "old-secret-value", in: fixture).isEmpty)
     }
 
     @Test("a refused write of a private key logs <private>, never the value")
