@@ -187,4 +187,24 @@ struct PrivateKeyTests {
         }
         #expect(entries.contains { "\($0.metadata)".contains("<private>") })
     }
+
+    @Test("a stored value of a private key that breaks its rules is reported with <private>, never the value")
+    func invalidStoredValueLogsNoValue() throws {
+        let fixture = try Self.fixture(declaring: false)
+        // Stored before the schema gave the key its choices, as by an older program.
+        try fixture.plant(["Token": .string(Self.secret)], at: fixture.userFile(Self.domain))
+        try fixture.installSchema(["Token": ["Type": "string", "Private": true, "Choices": ["a", "b"]]], for: Self.domain)
+        let handler = InMemoryLogHandler()
+        var configuration = fixture.configuration
+        configuration.logger = Logger(label: "test") { _ in handler }
+        let store = try PreferenceStore(domain: Self.domain, configuration: configuration)
+        #expect(store.string(forKey: "Token") == nil)
+        let invalid = { handler.entries.filter { $0.metadata["MESSAGE_ID"] == .string(PreferencesLogEvent.invalidStoredValue.messageID) } }
+        #expect(waitUntil { !invalid().isEmpty })
+        for entry in handler.entries {
+            #expect(!"\(entry.message)".contains(Self.secret))
+            #expect(!"\(entry.metadata)".contains(Self.secret))
+        }
+        #expect(invalid().first?.metadata["PREFERENCES_VALUE"] == .string("<private>"))
+    }
 }

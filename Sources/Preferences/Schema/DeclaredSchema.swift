@@ -71,14 +71,16 @@ final class DeclaredSchema: Sendable {
         }
         guard isNew, let violation = schema.violation(setting: value, forKey: key) else { return }
         let logger = logger, domain = domain
+        // A private key's value stays out of the journal, valid or not.
+        let isPrivate = schema[key]?.isPrivate == true
         DispatchQueue.global(qos: .utility).async {
             logger.warning(
-                "\(domain): the stored value of \(violation.description); reads return the declared default, and the file is left as it is",
+                "\(domain): the stored value of \(violation.loggedDescription(isPrivate: isPrivate)); reads return the declared default, and the file is left as it is",
                 metadata: [
                     "MESSAGE_ID": .string(PreferencesLogEvent.invalidStoredValue.messageID),
                     "PREFERENCES_DOMAIN": .string(domain),
                     "PREFERENCES_KEYS": .array([.string(key)]),
-                    "PREFERENCES_VALUE": .string(SchemaViolation.render(value)),
+                    "PREFERENCES_VALUE": .string(violation.loggedValue(isPrivate: isPrivate)),
                     "PREFERENCES_RULE": .string(violation.rule.description),
                     "PREFERENCES_SCHEMA": .string(violation.schemaPath),
                     "PREFERENCES_PATH": .string(path ?? "(in memory)"),

@@ -159,14 +159,13 @@ extension PreferenceStore {
         guard PreferencesLogger.admit(.schemaViolation, summarizingTo: logger) else { return }
         // A private key's value stays out of the journal, refused or not.
         let isPrivate = appDomain.privateKeys.contains(violation.key)
-        let described = isPrivate ? "\(violation.key) \(violation.rule), not <private> (schema \(violation.schemaPath))" : violation.description
         logger.warning(
-            "\(domain): refused to set \(described); the key keeps its value",
+            "\(domain): refused to set \(violation.loggedDescription(isPrivate: isPrivate)); the key keeps its value",
             metadata: [
                 "MESSAGE_ID": .string(PreferencesLogEvent.schemaViolation.messageID),
                 "PREFERENCES_DOMAIN": .string(domain),
                 "PREFERENCES_KEYS": .array([.string(violation.key)]),
-                "PREFERENCES_VALUE": .string(isPrivate ? "<private>" : SchemaViolation.render(violation.value)),
+                "PREFERENCES_VALUE": .string(violation.loggedValue(isPrivate: isPrivate)),
                 "PREFERENCES_RULE": .string(violation.rule.description),
                 "PREFERENCES_SCHEMA": .string(violation.schemaPath),
             ])
