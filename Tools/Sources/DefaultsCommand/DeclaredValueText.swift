@@ -59,10 +59,18 @@ package enum DeclaredValueText {
         return nil
     }
 
+    /// A refused value as a message shows it: `<private>` for a key `schema` declares private
+    /// (a refusal on standard error ends up in terminals, scripts' logs and, for a service,
+    /// the journal, as the library's own refusal log says `<private>` too).
+    package static func shown(_ violation: SchemaViolation, in schema: PreferenceSchema?) -> String {
+        schema?[violation.key]?.isPrivate == true ? PrivateValue.placeholder : SchemaViolation.render(violation.value)
+    }
+
     /// The tool's message for a refused write: the rule in words, and that nothing changed.
-    package static func refusal(_ violation: SchemaViolation, domain: String) -> DefaultsFailure {
+    /// The value is named (``shown(_:in:)``) unless `schema` declares the key private.
+    package static func refusal(_ violation: SchemaViolation, domain: String, schema: PreferenceSchema?) -> DefaultsFailure {
         DefaultsFailure(
-            "\(domain): \(violation.key) \(violation.rule), not \(SchemaViolation.render(violation.value)); nothing was changed",
+            "\(domain): \(violation.key) \(violation.rule), not \(shown(violation, in: schema)); nothing was changed",
             usage: "Hint: the schema \(violation.schemaPath) declares \(violation.key); see defaults describe \(domain) \(violation.key)")
     }
 }

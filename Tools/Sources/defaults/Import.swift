@@ -50,7 +50,7 @@ struct Import: ParsableCommand {
         if let schema = Write.schema(for: location, in: files),
             let violation = DeclaredValueText.check(&values, against: schema)
         {
-            throw DeclaredValueText.refusal(violation, domain: location.description)
+            throw DeclaredValueText.refusal(violation, domain: location.description, schema: schema)
         }
         do throws(PreferencesError) {
             try files.replacePersistentDomain(values, at: location)

@@ -78,7 +78,7 @@ struct Write: ParsableCommand {
             return DeclaredValueText.coerce(value, to: declaration.type)
         }
         if case .set(let value) = request, let violation = schema?.violation(setting: checked(value), forKey: key) {
-            throw DeclaredValueText.refusal(violation, domain: location.description)
+            throw DeclaredValueText.refusal(violation, domain: location.description, schema: schema)
         }
         let problem: String?
         do throws(PreferencesError) {
@@ -96,7 +96,7 @@ struct Write: ParsableCommand {
                     }
                     // Checked before the values change: a refused write must change nothing.
                     if let violation = schema?.violation(setting: new, forKey: key) {
-                        return "\(key) \(violation.rule), not \(SchemaViolation.render(violation.value))"
+                        return "\(key) \(violation.rule), not \(DeclaredValueText.shown(violation, in: schema))"
                     }
                     values[key] = new
                     return nil
@@ -110,7 +110,7 @@ struct Write: ParsableCommand {
                     case let other?: return "-dict-add needs a dictionary, but \(key) is \(Self.article(other.typeName))"
                     }
                     if let violation = schema?.violation(setting: new, forKey: key) {
-                        return "\(key) \(violation.rule), not \(SchemaViolation.render(violation.value))"
+                        return "\(key) \(violation.rule), not \(DeclaredValueText.shown(violation, in: schema))"
                     }
                     values[key] = new
                     return nil
@@ -176,7 +176,7 @@ struct Write: ParsableCommand {
             }
             // Any refusal refuses them all: the file stays byte-identical.
             if let violation = schema?.violation(setting: value, forKey: key) {
-                throw DeclaredValueText.refusal(violation, domain: location.description)
+                throw DeclaredValueText.refusal(violation, domain: location.description, schema: schema)
             }
             changes[key] = value
         }
@@ -196,7 +196,7 @@ struct Write: ParsableCommand {
             throw DefaultsFailure("the property list given for \(location) is not a dictionary; only a dictionary can replace a domain", usage: WriteRequest.usage)
         }
         if let schema = Self.schema(for: location, in: files), let violation = DeclaredValueText.check(&values, against: schema) {
-            throw DeclaredValueText.refusal(violation, domain: location.description)
+            throw DeclaredValueText.refusal(violation, domain: location.description, schema: schema)
         }
         do throws(PreferencesError) {
             try files.replacePersistentDomain(values, at: location)
