@@ -16,3 +16,25 @@ extension DefaultsContext {
         return schema.privateKeys
     }
 }
+
+extension PrivateValue {
+    /// Overwrites each of this process's own arguments that is one of `words` with as many
+    /// asterisks, in the memory `/proc/<pid>/cmdline` is read from: what `ps` shows, and
+    /// what journald records as the `_CMDLINE` field of every entry the process logs, so the
+    /// value of a private key typed on the command line (`defaults write D Token -string
+    /// s3cr3t`) is not in the journal beside the write's entry (mysql hides `-p`'s password
+    /// the same way). The words already parsed are unaffected. Before this runs, from the
+    /// start of the process, the value can still be seen by `ps`.
+    package static func hideArguments(_ words: Set<String>) {
+        guard !words.isEmpty, CommandLine.argc > 1 else { return }
+        let argv = CommandLine.unsafeArgv
+        for index in 1..<Int(CommandLine.argc) {
+            guard let argument = argv[index], words.contains(String(cString: argument)) else { continue }
+            var byte = argument
+            while byte.pointee != 0 {
+                byte.pointee = 0x2A  // "*"
+                byte += 1
+            }
+        }
+    }
+}

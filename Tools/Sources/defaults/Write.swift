@@ -72,6 +72,7 @@ struct Write: ParsableCommand {
         // declared type first (`Volume 5` is the integer 5), explicitly typed ones are not.
         let schema = Self.schema(for: location, in: files)
         let declaration = schema?[key]
+        if declaration?.isPrivate == true { Self.hideValueWords(valueWords) }
         let isUntyped = !valueWords.contains { WriteRequest.isScalarTypeFlag($0) }
         func checked(_ value: PropertyListValue) -> PropertyListValue {
             guard let declaration, isUntyped else { return value }
@@ -167,6 +168,7 @@ struct Write: ParsableCommand {
     ) throws {
         let schema = Self.schema(for: location, in: files)
         var changes: [String: PropertyListValue?] = [:]
+        Self.hideValueWords(pairs.filter { schema?[$0.key]?.isPrivate == true }.flatMap(\.words))
         for (key, valueWords) in pairs {
             guard case .set(var value) = try WriteRequest(parsing: valueWords) else {
                 throw DefaultsFailure("write: \(valueWords.joined(separator: " ")) is not a single value", usage: WriteRequest.usage)
@@ -195,7 +197,9 @@ struct Write: ParsableCommand {
         guard case .dictionary(var values) = try PropertyListText.value(of: text) else {
             throw DefaultsFailure("the property list given for \(location) is not a dictionary; only a dictionary can replace a domain", usage: WriteRequest.usage)
         }
-        if let schema = Self.schema(for: location, in: files), let violation = DeclaredValueText.check(&values, against: schema) {
+        let schema = Self.schema(for: location, in: files)
+        if let schema, !schema.privateKeys.isDisjoint(with: values.keys) { Self.hideValueWords([text]) }
+        if let schema, let violation = DeclaredValueText.check(&values, against: schema) {
             throw DeclaredValueText.refusal(violation, domain: location.description, schema: schema)
         }
         do throws(PreferencesError) {
@@ -203,6 +207,14 @@ struct Write: ParsableCommand {
         } catch {
             throw DefaultsContext.failure(error, domain: location.description)
         }
+    }
+
+    /// Hides the words a private key's value was typed as from the process's command line
+    /// (``PrivateValue/hideArguments(_:)``), before the write logs anything; type and
+    /// container flags stay.
+    static func hideValueWords(_ words: [String]) {
+        let flags: Set<String> = ["-array", "-array-add", "-dict", "-dict-add"]
+        PrivateValue.hideArguments(Set(words.filter { !WriteRequest.isScalarTypeFlag($0) && !flags.contains($0) }))
     }
 
     private static func article(_ name: String) -> String {
