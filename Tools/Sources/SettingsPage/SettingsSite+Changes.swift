@@ -59,7 +59,9 @@ extension SettingsSite {
                 let value = try Self.value(of: change, for: row)
                 if let value, let violation = declaration.schema?.violation(setting: value, forKey: key) {
                     let element = violation.elementPath.isEmpty ? "" : " (element " + violation.elementPath.map { "[\($0)]" }.joined() + ")"
-                    throw SettingRefusal(key, "\(row.title) \(violation.rule), not \(SchemaViolation.render(value))\(element)")
+                    // A private value is not echoed back: the page's reply may end up in a log.
+                    let shown = declaration.schema?[key]?.isPrivate == true ? "<private>" : SchemaViolation.render(value)
+                    throw SettingRefusal(key, "\(row.title) \(violation.rule), not \(shown)\(element)")
                 }
                 resolved.append((key, value))
             } catch {

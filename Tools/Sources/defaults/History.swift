@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import DefaultsCommand
 import Preferences
 
@@ -128,9 +129,22 @@ struct Purge: ParsableCommand {
         let context = DefaultsContext(currentHost: host.currentHost)
         let location = try context.location(domain)
         do throws(PreferencesError) {
-            let count = try context.files().purge(keys: keys, at: location)
+            let files = context.files()
+            let count = try files.purge(keys: keys, at: location)
             let what = keys.isEmpty ? "the history" : keys.joined(separator: ", ")
             Output.error("Purged \(what) of \(location): \(count) kept file\(count == 1 ? "" : "s") rewritten or removed")
+            // A copy set aside as corrupt does not decode: only the values the keys were
+            // found with elsewhere could be overwritten in it. A value it alone holds cannot
+            // be found by key, so say which copies remain and how to remove them.
+            if !keys.isEmpty, let path = files.filePath(of: location) {
+                let directory = (path as NSString).deletingLastPathComponent
+                let prefix = (path as NSString).lastPathComponent + ".corrupt-"
+                let copies = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix(prefix) }.sorted()
+                if !copies.isEmpty {
+                    Output.error(
+                        "warning: \(copies.count) corrupt cop\(copies.count == 1 ? "y" : "ies") kept aside (\(copies.joined(separator: ", "))) do not decode; values found elsewhere were overwritten in them, but a value only they hold cannot be found by key: `defaults purge \(location)` removes them with the whole history")
+                }
+            }
         } catch {
             throw DefaultsContext.failure(error, domain: location.description)
         }

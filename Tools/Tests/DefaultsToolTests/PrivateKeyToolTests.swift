@@ -246,6 +246,29 @@ struct PrivateKeyToolTests {
         #expect(try fixture.output(["read", Self.domain, "n"]) == "3\n")
     }
 
+    @Test("a secret only a corrupt copy holds cannot be found by key: purge DOMAIN KEY says so and names the way out, purge DOMAIN removes it")
+    func corruptCopyAlone() throws {
+        let fixture = try Fixture()
+        try fixture.output(["write", Self.domain, "n", "-int", "1"])
+        try fixture.output(["write", Self.domain, "n", "-int", "2"])
+        // The damaged file holds the only copy of the token; the program recovers from the
+        // newest generation (which has none) and sets the damaged file aside.
+        try fixture.tool.plant(Array("bplist00 broken \(Self.secret) tail".utf8), domain: Self.domain)
+        let store = try fixture.store()
+        store.set(3, forKey: "n")
+        try store.flush()
+        #expect(try fixture.corruptCopies().count == 1)
+
+        let keyed = try fixture.run(["purge", Self.domain, "Token"])
+        #expect(keyed.status == 0)
+        #expect(keyed.stderr.contains("warning: 1 corrupt copy") && keyed.stderr.contains("defaults purge \(Self.domain)`"), "\(keyed.stderr)")
+        #expect(try !fixture.files().isEmpty, "a value no decodable version holds is not found by key")
+        let whole = try fixture.run(["purge", Self.domain])
+        #expect(whole.status == 0 && !whole.stderr.contains("warning"), "\(whole.stderr)")
+        #expect(try fixture.files().isEmpty)
+        #expect(try fixture.output(["read", Self.domain, "n"]) == "3\n")
+    }
+
     @Test("defaults export leaves a private key out and names it, to a file and to -; --include-private includes it")
     func export() throws {
         let fixture = try Fixture()

@@ -128,6 +128,10 @@ struct PrivateKeyPageTests {
         let history = try #require(page.first("section", ["id": "history"]))
         #expect(!history.text.contains(secret))
         #expect(history.all("li", ["data-generation": nil]).count == 4)
+        // A refused private value is not echoed in the reply.
+        try fixture.installSchema(["Token": ["Type": "string", "Private": true, "Choices": ["a", "b"]]], for: "com.example.chosen")
+        let refused = try fixture.change("com.example.chosen", [set("Token", "string", "refused-\(secret)")])
+        #expect(refused.status == 422 && !"\(refused)".contains("refused-\(secret)") && "\(refused)".contains("<private>"), "\(refused)")
         // No generation on disk holds it either: only the domain file does.
         #expect(try fixture.generations("com.example.private").filter { !$0.isCurrent }.allSatisfy { $0.values?["Token"] == nil })
     }
