@@ -10,7 +10,7 @@ extension PreferenceFiles {
     /// not decode has the bytes of the values the keys had overwritten instead (strings and
     /// data of four bytes or more). Undo and restore keep working for the other keys.
     ///
-    /// Removing a key declared private (``DeclaredKey/isPrivate``) does this by itself; this
+    /// Removing a key declared private (`DeclaredKey.isPrivate`) does this by itself; this
     /// is for any key, as `defaults purge` does it.
     ///
     /// - Returns: How many kept files were rewritten or removed.
