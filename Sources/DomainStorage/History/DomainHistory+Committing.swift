@@ -230,7 +230,8 @@ extension DomainHistory {
         // is written only for such a file, so a domain whose file holds no secret commits as
         // cheaply as ever.
         var redacted: [UInt8]?
-        if !policy.privateKeys.isEmpty, current.values.keys.contains(where: policy.privateKeys.contains) {
+        // Asked per private key, not per key of the domain: a large domain's commit pays nothing.
+        if policy.privateKeys.contains(where: { current.values[$0] != nil }) {
             let kept = current.values.filter { !policy.privateKeys.contains($0.key) }
             // Encoding values just decoded cannot fail; if it ever did, an empty domain is
             // kept rather than the secret.

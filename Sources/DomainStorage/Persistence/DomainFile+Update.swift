@@ -155,8 +155,10 @@ extension DomainFile {
         // The file about to be replaced (or removed) becomes a generation first: once the
         // rename is done, its inode has no name left to link.
         let commit = DomainHistory(file: self).beginCommit(replacing: current, currentIsCorrupt: isCorrupt, policy: policy)
-        if !policy.privateKeys.isEmpty, let old = current?.values {
-            commit.removedPrivateValues = old.filter { policy.privateKeys.contains($0.key) && values[$0.key] == nil }
+        if let old = current?.values {
+            for key in policy.privateKeys where values[key] == nil {
+                if let value = old[key] { commit.removedPrivateValues[key] = value }
+            }
         }
         if values.isEmpty {
             do {

@@ -11,7 +11,7 @@ extension PreferenceFiles {
     /// - Throws: ``PreferencesError`` if the history directory is refused (a link, not a
     ///   directory, another user's, writable by others).
     public func generations(at location: PersistentDomainLocation) throws(PreferencesError) -> [DomainGeneration] {
-        let domain = try persistentDomain(at: location)
+        let domain = try persistentDomain(declaringPrivateKeysAt: location)
         let policy = domain.policy
         let privateKeys = domain.privateKeys
         let history = DomainHistory(file: domain.file)
@@ -57,7 +57,7 @@ extension PreferenceFiles {
     ///   unsafe), or the write failed.
     @discardableResult
     public func restore(generation number: Int, at location: PersistentDomainLocation) throws(PreferencesError) -> DomainGeneration {
-        let domain = try persistentDomain(at: location)
+        let domain = try persistentDomain(declaringPrivateKeysAt: location)
         let history = DomainHistory(file: domain.file)
         // The directory is checked first, as `generations(at:)` and `undo(at:)` check it: a
         // generation is read by its path, which would go through a planted link.
@@ -104,6 +104,7 @@ extension PreferenceFiles {
     ///   as ``restore(generation:at:)`` does.
     @discardableResult
     public func undo(at location: PersistentDomainLocation) throws(PreferencesError) -> DomainGeneration {
+        // Only the newest number is needed here; the restore declares the private keys.
         let domain = try persistentDomain(at: location)
         let history = DomainHistory(file: domain.file)
         guard let newest = try history.generationNumbers(policy: domain.policy).first else {

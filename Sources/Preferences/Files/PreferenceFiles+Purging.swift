@@ -18,7 +18,7 @@ extension PreferenceFiles {
     ///   kept file cannot be rewritten; what was purged before that stays purged.
     @discardableResult
     public func purge(keys: [String], at location: PersistentDomainLocation) throws(PreferencesError) -> Int {
-        let domain = try persistentDomain(at: location)
+        let domain = try persistentDomain(declaringPrivateKeysAt: location)
         var known: [PropertyListValue] = []
         let names = Set(keys)
         if !names.isEmpty {

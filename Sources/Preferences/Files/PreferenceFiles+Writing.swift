@@ -55,7 +55,7 @@ extension PreferenceFiles {
     /// file aside behind the user's back; ``restore(generation:at:)`` and ``undo(at:)`` do
     /// so on request.
     private func usableDomain(at location: PersistentDomainLocation) throws(PreferencesError) -> PersistentDomain {
-        let domain = try persistentDomain(at: location)
+        let domain = try persistentDomain(declaringPrivateKeysAt: location)
         _ = domain.currentValues()
         if let problem = domain.problem { throw problem }
         if let recovery = domain.recovery {

@@ -80,8 +80,15 @@ public struct PreferenceFiles: Sendable {
         } else {
             domain = layout.userDomain(stem: stem)
         }
-        // Writes made here keep the schema's private values out of the history, as a store's
-        // do. A schema that cannot be used declares nothing (its store would not use it either).
+        return domain
+    }
+
+    /// ``persistentDomain(at:)`` with the private keys of the domain's schema declared, for
+    /// writes (which keep private values out of the history, as a store's writes do) and the
+    /// history listing. Reads skip the schema lookup. A schema that cannot be used declares
+    /// nothing (its store would not use it either).
+    func persistentDomain(declaringPrivateKeysAt location: PersistentDomainLocation) throws(PreferencesError) -> PersistentDomain {
+        let domain = try persistentDomain(at: location)
         if let schema = try? schema(for: location) { domain.declarePrivate(schema.privateKeys) }
         return domain
     }

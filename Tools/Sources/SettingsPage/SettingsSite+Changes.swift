@@ -151,9 +151,11 @@ extension SettingsSite {
 
     /// `[{"key": K, "html": H}]` for the keys `pane` shows; `html` is "" for a row to remove.
     package func rowsJSON(keys: [String], location: PersistentDomainLocation, pane: String) -> String {
+        guard let store = try? store(for: location) else { return "[]" }
+        let declaration = declaration(of: store)
         var rows: [String] = []
         for key in keys {
-            guard let html = try? currentRow(key: key, domain: location, pane: pane) else { continue }
+            guard let html = currentRow(key: key, store: store, declaration: declaration, pane: pane) else { continue }
             rows.append(JSONText.object([("key", JSONText.string(key)), ("html", JSONText.string(html))]))
         }
         return "[" + rows.joined(separator: ",") + "]"

@@ -206,9 +206,9 @@ extension SettingsSite {
 
     /// The row a key has on `pane`, as it is now: its HTML, "" when the key has no row there
     /// any more (an undeclared key removed), nil when the pane does not show the key.
-    package func currentRow(key: String, domain location: PersistentDomainLocation, pane: String) throws(PageError) -> String? {
-        let store = try store(for: location)
-        let declaration = declaration(of: store)
+    /// The store and declaration are the caller's, so a reply with many rows reads the
+    /// domain's Settings.bundle once, not once a row.
+    func currentRow(key: String, store: PreferenceStore, declaration: Declaration, pane: String) -> String? {
         if let layout = declaration.layout, let place = layout.place(ofKey: key) {
             return place.pane.file == pane ? rowHTML(specifier: place.specifier, declaration: declaration, store: store) : nil
         }
