@@ -68,7 +68,7 @@ struct CrashConsistencyTests {
             committed = max(committed, generation)
             if !fixture.temporaryFiles.isEmpty { killedMidFlush += 1 }
             // The next flush, by anyone, removes what the killed writer left.
-            _ = try fixture.file(Self.domain).update(policy: FilePolicy(), recovering: [:]) { $0["checked"] = .integer(iteration) }
+            try PersistentDomain.writer(for: fixture.file(Self.domain), policy: FilePolicy()).modify { $0["checked"] = .integer(iteration) }
             #expect(fixture.temporaryFiles.isEmpty, "iteration \(iteration): \(fixture.temporaryFiles) outlived a flush")
         }
         #expect(flushesSeen > 0, "the writer never committed a generation: the kills came too early")

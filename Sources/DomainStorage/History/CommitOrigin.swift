@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 
 /// Where the values of one version of a domain file came from, when the program that wrote it
 /// says: a fleet-policy service names the etcd key and revision behind each managed key, so
@@ -53,5 +54,14 @@ public struct CommitOrigin: Sendable, Hashable {
             let summary = object["summary"] as? String
         else { return nil }
         self.init(summary: summary, keys: object["keys"] as? [String: String] ?? [:])
+    }
+
+    /// The origin recorded with the file at `path`, if it names the file's modification time
+    /// (a file rewritten in place since keeps the attribute but not the time).
+    package static func recorded(atPath path: String) -> CommitOrigin? {
+        guard let status = try? FilePath(path).stat(followTargetSymlink: false),
+            let bytes = try? SystemCalls.extendedAttribute(attributeName, atPath: FilePath(path), limit: maximumSize)
+        else { return nil }
+        return CommitOrigin(decoding: bytes, modificationTime: FileIdentity(status).modificationTime)
     }
 }

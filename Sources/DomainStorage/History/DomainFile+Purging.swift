@@ -15,18 +15,10 @@ extension DomainFile {
         package init() {}
     }
 
-    /// ``purgeWhileLocked(keys:known:policy:)`` under the domain's lock; nothing to do when
-    /// the domain's directory does not exist.
-    package func purge(keys: Set<String>?, known: [PropertyListValue] = [], policy: FilePolicy) throws(PreferencesError) -> PurgeOutcome {
-        guard SystemCalls.isSearchableDirectory(directory) else { return PurgeOutcome() }
-        let lock = try DomainFileLock(path: lockPath, policy: policy, deadline: nil)
-        defer { withExtendedLifetime(lock) {} }
-        return try purgeWhileLocked(keys: keys, known: known, policy: policy)
-    }
-
     /// Takes `keys`' values out of every generation of the history and every copy of the
     /// file kept aside as corrupt (`<file>.corrupt-<time>`); with `keys` nil, removes the
-    /// generations and the copies themselves. The caller holds the domain's lock.
+    /// generations and the copies themselves. The caller holds the domain's lock
+    /// (``DomainWriter/purge(keys:known:)`` takes it).
     ///
     /// A generation holding a key is rewritten without it, with its writer, time and mode,
     /// through a temporary name, synced, and renamed over its name, and the directory is

@@ -2,19 +2,19 @@ import SystemPackage
 package import PropertyList
 
 extension DomainFile {
-    /// Locked read-modify-write: takes the domain's lock, re-reads the current file, lets
-    /// `body` change the values, writes the result atomically, and unlocks.
+    /// The commit, under the domain's lock, which the caller holds (``DomainWriter`` is the one
+    /// caller that takes it): re-reads the current file, lets `body` change the values, and
+    /// writes the result atomically.
     ///
     /// The steps, all under the lock so that writers in any process serialise:
-    /// 1. The directory is created if missing (mode 0700, if the policy allows).
-    /// 2. Temporary files of this domain left by a killed writer are removed.
-    /// 3. The file is re-read (waiting briefly if it is damaged while another program is
+    /// 1. Temporary files of this domain left by a killed writer are removed.
+    /// 2. The file is re-read (waiting briefly if it is damaged while another program is
     ///    still rewriting it in place). A missing file starts from no values. A corrupt file, or one
     ///    whose top value is not a dictionary, starts from `fallback` (the caller's last good
     ///    values) and is kept aside as `<fileName>.corrupt-<UTC time>` once something is
     ///    written. An unsafe file (link, other owner, group- or world-writable, not regular,
     ///    too large) is an error and is left alone.
-    /// 4. `body` changes the values. If they equal what is on disk, nothing is written; if they
+    /// 3. `body` changes the values. If they equal what is on disk, nothing is written; if they
     ///    are empty, the file is removed rather than written empty; otherwise they are written
     ///    to a fresh temporary file, synced, and renamed over the file. The directory is not
     ///    synced: the caller requests that (``DirectorySync``) when `changedDirectory` is true.
@@ -28,33 +28,18 @@ extension DomainFile {
     ///   - fallback: The values to start from when the file on disk is corrupt.
     ///   - known: What the caller last read or wrote; if the file is still that version
     ///     (see ``stillHolds(_:policy:)``), it is not decoded again.
-    ///   - lockDeadline: When to give up waiting for the lock; by default the policy's lock
-    ///     timeout from now.
     ///   - body: Changes the values; it runs while the lock is held, so it must not block or
     ///     call out to observers. If it throws, nothing is written.
     /// - Returns: `body`'s result, what is on disk afterwards (nil if there is no file), and
     ///   whether the file was replaced or removed. The returned identity equals a later
     ///   ``identity()`` until someone else writes.
     /// - Throws: ``PreferencesError``: the read errors of ``read(policy:)`` for unsafe files,
-    ///   `lockTimeout`, `tooLarge` when the new values encode to more than the size limit, or
+    ///   `tooLarge` when the new values encode to more than the size limit, or
     ///   `io` with the errno of the call that failed.
-    package func update<Result>(
-        policy: FilePolicy,
-        recovering fallback: [String: PropertyListValue],
-        known: DomainContents? = nil,
-        lockDeadline: ContinuousClock.Instant? = nil,
-        _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
-    ) throws(PreferencesError) -> (result: Result, contents: DomainContents?, changedDirectory: Bool) {
-        let outcome = try merge(policy: policy, recovering: fallback, known: known, lockDeadline: lockDeadline) {
-            values throws(PreferencesError) in (try body(&values), nil)
-        }
-        return (outcome.result, outcome.contents, outcome.changedDirectory)
-    }
-
-    /// ``update(policy:recovering:known:lockDeadline:_:)``, also saying whether `body` started
-    /// from `known` (or, for a corrupt file, from `fallback`): then the file held nothing the
-    /// caller did not already know, and the caller need not compare what it had with what is
-    /// on disk now.
+    ///
+    /// It also says whether `body` started from `known` (or, for a corrupt file, from
+    /// `fallback`): then the file held nothing the caller did not already know, and the caller
+    /// need not compare what it had with what is on disk now.
     ///
     /// `body` also says, if it knows, whether it changed the values (nil: it does not know,
     /// and they are compared with what was read): comparing a large domain key by key costs
@@ -74,7 +59,6 @@ extension DomainFile {
         policy: FilePolicy,
         recovering fallback: [String: PropertyListValue],
         known: DomainContents?,
-        lockDeadline: ContinuousClock.Instant?,
         origin: CommitOrigin? = nil,
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> (result: Result, changed: Bool?),
         beforeCommit: () -> Void = {},
@@ -82,10 +66,6 @@ extension DomainFile {
     ) throws(PreferencesError) -> (
         result: Result, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool, historyProblem: PreferencesError?
     ) {
-        try ensureDirectory(policy: policy)
-        let lock = try DomainFileLock(path: lockPath, policy: policy, deadline: lockDeadline)
-        // The lock must be held until every step below is done, whichever way this returns.
-        defer { withExtendedLifetime(lock) {} }
         let (outcome, commit) = try mergeWhileLocked(
             policy: policy, recovering: fallback, known: known, origin: origin, body, beforeCommit: beforeCommit)
         whileLocked(outcome.contents, outcome.changedDirectory, outcome.startedFromKnown)
@@ -104,8 +84,7 @@ extension DomainFile {
         return outcome
     }
 
-    /// The steps of ``merge(policy:recovering:known:lockDeadline:origin:_:beforeCommit:whileLocked:)``
-    /// once the lock is held, up to the commit's pruning of old generations, which is left to
+    /// The steps of ``merge(policy:recovering:known:origin:_:beforeCommit:whileLocked:)``, up to the commit's pruning of old generations, which is left to
     /// the caller (the returned commit's `finish`).
     private func mergeWhileLocked<Result>(
         policy: FilePolicy,
@@ -224,7 +203,7 @@ extension DomainFile {
     ///
     /// `mkdir` filters 0700 through the umask, which can only remove bits, so a created
     /// directory is never more open than 0700.
-    private func ensureDirectory(policy: FilePolicy) throws(PreferencesError) {
+    package func ensureDirectory(policy: FilePolicy) throws(PreferencesError) {
         let status: Stat
         do {
             status = try FilePath(directory).stat()
@@ -241,6 +220,11 @@ extension DomainFile {
                 .io, path: directory, errno: Errno.notDirectory.rawValue, "the preferences directory is not a directory")
         }
         try policy.checkDirectory(status, path: directory)
+    }
+
+    /// Whether the directory exists and can be searched (a purge has nothing to do without it).
+    package var directoryExists: Bool {
+        SystemCalls.isSearchableDirectory(directory)
     }
 
     /// Creates the missing directory and its missing parents, if the policy allows.

@@ -37,7 +37,74 @@ package struct DomainWriter {
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
     ) throws(PreferencesError) -> Result {
         // Never nil: the write is unconditional.
-        try write(changing: changedKeys, onlyIfPending: false, durably: true, hasBody: true, body)!
+        try write(changing: changedKeys, onlyIfPending: false, durably: true, hasBody: true, body)!.result
+    }
+
+    /// Replaces the file's values with `values` and records `origin` with the new file, as
+    /// one commit, durably: the managed layer's writer (a fleet-policy service) says where its
+    /// values came from. Empty values remove the file.
+    ///
+    /// - Returns: Whether the file changed: false when it already held `values` with the same
+    ///   origin recorded (a new origin with the same values is still written, so that the
+    ///   origin named is always the one behind the file's values).
+    package func replace(with values: [String: PropertyListValue], origin: CommitOrigin?) throws(PreferencesError) -> Bool {
+        let file = domain.file
+        let keys = { values.keys.sorted() }
+        let written = try commit(changing: keys, onlyIfPending: false, durably: true, hasBody: true, origin: origin) {
+            current throws(PreferencesError) -> (Void, changed: Bool?) in
+            // Read under the lock, so it is the origin of the file this commit replaces.
+            let originChanged = CommitOrigin.recorded(atPath: file.path) != origin
+            let changed = current != values || (originChanged && !values.isEmpty)
+            current = values
+            return ((), changed)
+        }
+        return written?.changedDirectory ?? false
+    }
+
+    /// Removes `keys`' values from every copy of the file kept (the generations and the
+    /// copies set aside as corrupt), or with `keys` nil the copies themselves, under the
+    /// file's lock (see ``DomainFile/purgeWhileLocked(keys:known:policy:)``). The file itself
+    /// is not changed: the caller removes the keys from it with a commit first.
+    ///
+    /// - Parameter known: Values the keys had that a copy which does not decode may hold.
+    package func purge(keys: Set<String>?, known: [PropertyListValue]) throws(PreferencesError) -> DomainFile.PurgeOutcome {
+        var policy = domain.policy
+        policy.privateKeys.formUnion(domain.privateKeys)
+        let outcome = try withFileLock(creatingDirectory: false) { () throws(PreferencesError) -> DomainFile.PurgeOutcome in
+            try domain.file.purgeWhileLocked(keys: keys, known: known, policy: policy)
+        }
+        return outcome ?? DomainFile.PurgeOutcome()
+    }
+
+    /// The one way into the domain's file, for every writer in this process: this process's
+    /// write lock (one writer per file here), the directory (created if the policy allows),
+    /// then the cross-process `flock` on the hidden lock file, held while `body` runs.
+    ///
+    /// The lock timeout counts from when this is called, not from when another thread's
+    /// write (perhaps itself waiting out the timeout on a stopped holder) lets go of the
+    /// write lock: a writer gives up after the configured bound, not twice it.
+    ///
+    /// - Returns: `body`'s result; nil, without calling `body`, when `proceed` says no or the
+    ///   directory does not exist and `creatingDirectory` is false.
+    private func withFileLock<Result>(
+        creatingDirectory: Bool = true, proceeding proceed: () -> Bool = { true }, _ body: () throws(PreferencesError) -> Result
+    ) throws(PreferencesError) -> Result? {
+        let file = domain.file
+        let deadline = ContinuousClock.now.advanced(by: domain.policy.lockTimeout)
+        return try domain.fileAccess.withLock { _ throws(PreferencesError) -> Result? in
+            // Asked under the write lock, before the `flock` is waited for: a flush that finds
+            // another thread's flush wrote its changes meanwhile touches nothing.
+            guard proceed() else { return nil }
+            if creatingDirectory {
+                try file.ensureDirectory(policy: domain.policy)
+            } else if !file.directoryExists {
+                return nil
+            }
+            let lock = try DomainFileLock(path: file.lockPath, policy: domain.policy, deadline: deadline)
+            // Held until `body` is done, whichever way it returns.
+            defer { withExtendedLifetime(lock) {} }
+            return try body()
+        }
     }
 
     /// The locked read-modify-write behind ``flush(durably:)`` and ``modify(changing:_:)``.
@@ -52,17 +119,31 @@ package struct DomainWriter {
         onlyIfPending: Bool,
         durably: Bool,
         hasBody: Bool,
+        origin: CommitOrigin? = nil,
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
-    ) throws(PreferencesError) -> Result? {
+    ) throws(PreferencesError) -> (result: Result, changedDirectory: Bool)? {
+        try commit(changing: changedKeys, onlyIfPending: onlyIfPending, durably: durably, hasBody: hasBody, origin: origin) {
+            values throws(PreferencesError) -> (Result, changed: Bool?) in
+            (try body(&values), nil)
+        }
+    }
+
+    /// ``write(changing:onlyIfPending:durably:hasBody:origin:_:)`` with a body that may say
+    /// whether it changed the values (nil: compare them), as ``replace(with:origin:)``'s does.
+    private func commit<Result: Sendable>(
+        changing changedKeys: () -> [String] = { [] },
+        onlyIfPending: Bool,
+        durably: Bool,
+        hasBody: Bool,
+        origin: CommitOrigin?,
+        _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> (Result, changed: Bool?)
+    ) throws(PreferencesError) -> (result: Result, changedDirectory: Bool)? {
         let file = domain.file
         guard domain.isWritable else {
             throw PreferencesError(.readOnly, path: file.path, "this layer is read-only")
         }
-        // The lock timeout counts from now, not from when another thread's flush (perhaps
-        // itself waiting out the timeout on a stopped holder) lets go of the file lock: a
-        // flush gives up after the configured bound, not twice it.
-        let lockDeadline = ContinuousClock.now.advanced(by: domain.policy.lockTimeout)
-        let written = try domain.fileAccess.withLock { _ throws(PreferencesError) -> (Result?, Published)? in
+        let locked = try withFileLock(proceeding: { !onlyIfPending || domain.hasPendingChanges }) {
+            () throws(PreferencesError) -> (Result?, Published, Bool)? in
             let (batch, replacement, disk, known, privateKeys) = domain.state.withLock { state in
                 state.writingThread = SystemCalls.currentThread()
                 return (state.pending, state.replacement, state.disk, state.problem == nil ? state.known : nil, state.privateKeys)
@@ -85,7 +166,7 @@ package struct DomainWriter {
             let outcome: (result: Void, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool, historyProblem: PreferencesError?)
             do throws(PreferencesError) {
                 outcome = try file.merge(
-                    policy: policy, recovering: disk, known: known, lockDeadline: lockDeadline
+                    policy: policy, recovering: disk, known: known, origin: origin
                 ) { values throws(PreferencesError) -> (result: Void, changed: Bool?) in
                     base = values
                     // Whether the pending changes change anything, found while applying them.
@@ -98,14 +179,17 @@ package struct DomainWriter {
                         values[key] = value
                         changed = true
                     }
+                    var bodyChanged: Bool?
                     do throws(PreferencesError) {
-                        result = try body(&values)
+                        let (bodyResult, changed) = try body(&values)
+                        result = bodyResult
+                        bodyChanged = changed
                     } catch {
                         bodyThrew = true
                         throw error
                     }
-                    // A modify's body may have changed anything: then compare.
-                    return ((), hasBody ? nil : changed)
+                    // A modify's body may have changed anything: then compare, unless it knows.
+                    return ((), hasBody ? bodyChanged : changed)
                 } beforeCommit: {
                     domain.view.lock()
                     holdsView = true
@@ -141,20 +225,23 @@ package struct DomainWriter {
                 if hasChanges && !bodyThrew { PreferencesLogger.report(error, event: .writeFailed, to: domain.logger) }
                 throw error
             }
+            // The one epilogue of every commit: the directory sync requested, a history
+            // problem warned of, the write logged.
             if outcome.changedDirectory { DirectorySync.shared.requestSync(of: file.directory, logger: domain.logger) }
             if let problem = outcome.historyProblem { DomainHistory.warnOnce(problem, file: file, logger: domain.logger) }
             if outcome.changedDirectory {
                 var keys = Set(batch.keys).union(replacement?.keys ?? [:].keys)
                 keys.formUnion(changedKeys())
-                logWrite(keys: keys.sorted(), bytes: outcome.contents?.byteCount ?? 0)
+                logWrite(keys: keys.sorted(), bytes: outcome.contents?.byteCount ?? 0, origin: origin)
             }
-            return (result, published)
+            return (result, published, outcome.changedDirectory)
         }
+        let written = locked ?? nil
         // A first write may have created the directory: have it watched at once, so even
         // its removal a moment later is seen. Also when this flush found nothing left to
         // write: the flush that wrote it may not have got this far yet.
         DirectoryWatcher.shared.directoryMayHaveAppeared(file.directory)
-        guard let (result, published) = written else {
+        guard let (result, published, changedDirectory) = written else {
             if durably { try DirectorySync.shared.waitForRequestedSyncs(of: file.directory) }
             return nil
         }
@@ -165,7 +252,8 @@ package struct DomainWriter {
         published.found.deliverFoundChanges()
         // Last, with no lock held: the next writer need not wait for this sync.
         if durably { try DirectorySync.shared.waitForRequestedSyncs(of: file.directory) }
-        return result
+        // Set whenever a body ran, which it did unless the write returned early above.
+        return result.map { ($0, changedDirectory) }
     }
 
     /// The stores a write published to, by whose changes they got.
@@ -258,18 +346,21 @@ package struct DomainWriter {
         }
     }
 
-    /// Logs one entry for a write: the domain, the keys this process changed, the size.
-    private func logWrite(keys: [String], bytes: Int) {
+    /// Logs one entry for a write: the domain, the keys this process changed, the size, and
+    /// where the values came from when the writer said (the managed layer's).
+    private func logWrite(keys: [String], bytes: Int, origin: CommitOrigin?) {
         let file = domain.file
         let name = file.fileName.hasSuffix(".plist") ? String(file.fileName.dropLast(6)) : file.fileName
+        var metadata: Logger.Metadata = [
+            "MESSAGE_ID": .string(PreferencesLogEvent.wrote.messageID),
+            "PREFERENCES_DOMAIN": .string(name),
+            "PREFERENCES_KEYS": .array(keys.map { .string($0) }),
+            "PREFERENCES_BYTES": .string(String(bytes)),
+            "PREFERENCES_PATH": .string(file.path),
+        ]
+        if let origin { metadata["PREFERENCES_ORIGIN"] = .string(origin.summary) }
         domain.logger.info(
-            "wrote \(name): \(keys.count) key\(keys.count == 1 ? "" : "s") changed, \(bytes) bytes",
-            metadata: [
-                "MESSAGE_ID": .string(PreferencesLogEvent.wrote.messageID),
-                "PREFERENCES_DOMAIN": .string(name),
-                "PREFERENCES_KEYS": .array(keys.map { .string($0) }),
-                "PREFERENCES_BYTES": .string(String(bytes)),
-                "PREFERENCES_PATH": .string(file.path),
-            ])
+            "wrote \(name): \(keys.count) key\(keys.count == 1 ? "" : "s") changed, \(bytes) bytes\(origin.map { ", from \($0.summary)" } ?? "")",
+            metadata: metadata)
     }
 }

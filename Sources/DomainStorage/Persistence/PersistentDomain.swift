@@ -91,6 +91,18 @@ package final class PersistentDomain: Sendable {
         return domain
     }
 
+    /// A writable instance for a file no store of this process subscribes to or writes: the
+    /// managed layer as its one writer (a fleet-policy service, as root) writes it, under the
+    /// writer's own policy (modes 0644 and 0755). It is not the process's shared instance,
+    /// which reads the layer under the system policy and never writes; it is not watched, and
+    /// stores of this process see its commits as another process's, as every other process does.
+    package static func writer(
+        for file: DomainFile, policy: FilePolicy, runtimeDirectory: String? = CommitCounterLocation.processRuntimeDirectory,
+        logger: Logger = PreferencesLogger.default
+    ) -> PersistentDomain {
+        PersistentDomain(file: file, policy: policy, isWritable: true, runtimeDirectory: runtimeDirectory, logger: logger)
+    }
+
     /// Every domain this process has opened.
     package static var all: [PersistentDomain] {
         table.withLock { Array($0.values) }
@@ -304,6 +316,17 @@ package final class PersistentDomain: Sendable {
         _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> Result
     ) throws(PreferencesError) -> Result {
         try writer.modify(changing: changedKeys, body)
+    }
+
+    /// Replaces the values and records their origin, as one durable commit (see
+    /// ``DomainWriter/replace(with:origin:)``); returns whether the file changed.
+    package func replace(with values: [String: PropertyListValue], origin: CommitOrigin?) throws(PreferencesError) -> Bool {
+        try writer.replace(with: values, origin: origin)
+    }
+
+    /// Removes keys' values from every kept copy of the file (see ``DomainWriter/purge(keys:known:)``).
+    package func purgeCopies(of keys: Set<String>?, known: [PropertyListValue]) throws(PreferencesError) -> DomainFile.PurgeOutcome {
+        try writer.purge(keys: keys, known: known)
     }
 
     /// Re-reads the file now (see ``DomainRefresher/reload()``).

@@ -11,38 +11,7 @@ extension PreferenceFiles {
     /// - Throws: ``PreferencesError`` if the history directory is refused (a link, not a
     ///   directory, another user's, writable by others).
     public func generations(at location: PersistentDomainLocation) throws(PreferencesError) -> [DomainGeneration] {
-        let domain = try persistentDomain(declaringPrivateKeysAt: location)
-        let policy = domain.policy
-        let privateKeys = domain.privateKeys
-        let history = DomainHistory(file: domain.file)
-        let numbers = try history.generationNumbers(policy: policy)
-        var versions: [(number: UInt64, isCurrent: Bool, version: DomainHistory.StoredVersion)] = []
-        if let current = history.readCurrent(policy: policy) {
-            versions.append((current.numberAsCurrent(newestKept: numbers.first), true, current))
-        }
-        for number in numbers {
-            if let version = history.readGeneration(number, policy: policy) { versions.append((number, false, version)) }
-        }
-        return versions.indices.map { index in
-            let (number, isCurrent, version) = versions[index]
-            let values = try? version.contents.get()
-            var changed: [String]?
-            if index + 1 < versions.count, let values, let older = try? versions[index + 1].version.contents.get() {
-                // Generations keep no private values, so their changes cannot be told: they
-                // are left out of the comparison rather than shown as changed every time.
-                changed = DomainState.changedKeys(
-                    from: older.filter { !privateKeys.contains($0.key) }, to: values.filter { !privateKeys.contains($0.key) }
-                ).sorted()
-            } else if index + 1 == versions.count, number == 1, let values {
-                // The domain's first version: every key it holds was new.
-                changed = values.keys.sorted()
-            }
-            return DomainGeneration(
-                number: Int(number), isCurrent: isCurrent, path: version.path, date: Self.date(of: version),
-                writer: Self.writer(of: version), values: values,
-                problem: { if case .failure(let error) = version.contents { return error } else { return nil } }(),
-                changedKeys: changed)
-        }
+        try persistentDomain(declaringPrivateKeysAt: location).generations()
     }
 
     /// Makes a kept generation's values the domain's again (but for keys declared private,
@@ -58,25 +27,8 @@ extension PreferenceFiles {
     @discardableResult
     public func restore(generation number: Int, at location: PersistentDomainLocation) throws(PreferencesError) -> DomainGeneration {
         let domain = try persistentDomain(declaringPrivateKeysAt: location)
-        let history = DomainHistory(file: domain.file)
-        // The directory is checked first, as `generations(at:)` and `undo(at:)` check it: a
-        // generation is read by its path, which would go through a planted link.
-        let kept = try history.generationNumbers(policy: domain.policy)
-        guard number > 0, kept.contains(UInt64(number)), let version = history.readGeneration(UInt64(number), policy: domain.policy) else {
-            let current = number > 0 ? history.readCurrent(policy: domain.policy) : nil
-            if let current, current.numberAsCurrent(newestKept: kept.first) == UInt64(number) {
-                throw PreferencesError(
-                    .missingFile, path: current.path, "generation \(number) is the current version; there is nothing to restore")
-            }
-            throw PreferencesError(
-                .missingFile, path: number > 0 ? history.path(ofGeneration: UInt64(number)) : history.directoryPath,
-                "no generation \(number) is kept; `defaults history` lists the ones kept")
-        }
-        let values: [String: PropertyListValue]
-        switch version.contents {
-        case .success(let decoded): values = decoded
-        case .failure(let error): throw error
-        }
+        // The history directory is checked first, as `generations(at:)` and `undo(at:)` check it.
+        let (generation, values) = try domain.keptGeneration(number)
         // Loaded first, so an unsafe file refuses the restore before anything is written; a
         // corrupt one is kept aside by the write, as any commit does.
         _ = domain.currentValues()
@@ -91,9 +43,7 @@ extension PreferenceFiles {
             for key in privateKeys { if let value = current[key] { restored[key] = value } }
             current = restored
         }
-        return DomainGeneration(
-            number: number, isCurrent: false, path: version.path, date: Self.date(of: version), writer: Self.writer(of: version),
-            values: values, problem: nil, changedKeys: nil)
+        return generation
     }
 
     /// Restores the newest kept generation: the version before the current one. Undoing
@@ -105,12 +55,7 @@ extension PreferenceFiles {
     @discardableResult
     public func undo(at location: PersistentDomainLocation) throws(PreferencesError) -> DomainGeneration {
         // Only the newest number is needed here; the restore declares the private keys.
-        let domain = try persistentDomain(at: location)
-        let history = DomainHistory(file: domain.file)
-        guard let newest = try history.generationNumbers(policy: domain.policy).first else {
-            throw PreferencesError(.missingFile, path: history.directoryPath, "no earlier generation is kept to go back to")
-        }
-        return try restore(generation: Int(newest), at: location)
+        return try restore(generation: persistentDomain(at: location).newestGenerationNumber(), at: location)
     }
 
     /// The generation a domain's values are read from because its file is corrupt; nil if
@@ -122,18 +67,5 @@ extension PreferenceFiles {
         guard let domain = try? persistentDomain(at: location) else { return nil }
         domain.loadIfNeeded()
         return domain.recovery
-    }
-
-    /// When a version was written: its record's time if the record is valid, else its
-    /// modification time.
-    private static func date(of version: DomainHistory.StoredVersion) -> Date? {
-        guard let nanoseconds = version.validRecord?.modificationTime ?? version.identity?.modificationTime else { return nil }
-        return Date(timeIntervalSince1970: Double(nanoseconds) / 1_000_000_000)
-    }
-
-    /// Who wrote a version, from its record.
-    private static func writer(of version: DomainHistory.StoredVersion) -> DomainGeneration.Writer {
-        if let record = version.validRecord { return .process(id: record.processID, unit: record.unit) }
-        return version.record == nil ? .unknown : .editedOutsideLibrary
     }
 }

@@ -1,4 +1,3 @@
-import Logging
 import SystemPackage
 
 extension PreferenceFiles {
@@ -27,71 +26,29 @@ extension PreferenceFiles {
         _ values: [String: PropertyListValue], named name: String, origin: CommitOrigin? = nil
     ) throws(PreferencesError) -> Bool {
         let stem = try DomainName(name).rawValue
-        let file = DomainFile(directory: layout.locations.managedDirectory, fileName: DomainLocations.fileName(stem: stem))
-        let policy = layout.managedWriterPolicy
+        let directory = layout.locations.managedDirectory
         // The user's own directory may be a link (dotfiles kept elsewhere); the managed one,
         // written as root, must not be: a link there would send root's writes anywhere.
-        if let status = try? FilePath(file.directory).stat(followTargetSymlink: false), status.type == .symbolicLink {
+        if let status = try? FilePath(directory).stat(followTargetSymlink: false), status.type == .symbolicLink {
             throw PreferencesError(
-                .notRegularFile, path: file.directory, "the managed directory is a symbolic link; nothing is written through it")
+                .notRegularFile, path: directory, "the managed directory is a symbolic link; nothing is written through it")
         }
-        // A new origin with the same values is still written, so that the origin named is
-        // always the one behind the file's values.
-        let originChanged = managedOrigin(of: file) != origin
-        let deadline = ContinuousClock.now.advanced(by: policy.lockTimeout)
-        let outcome = try file.merge(policy: policy, recovering: [:], known: nil, lockDeadline: deadline, origin: origin) {
-            current throws(PreferencesError) -> (result: Void, changed: Bool?) in
-            let changed = current != values || (originChanged && !values.isEmpty)
-            current = values
-            return ((), changed)
-        }
-        guard outcome.changedDirectory else { return false }
-        let logger = layout.logger
-        if let problem = outcome.historyProblem { DomainHistory.warnOnce(problem, file: file, logger: logger) }
-        DirectorySync.shared.requestSync(of: file.directory, logger: logger)
-        try DirectorySync.shared.waitForRequestedSyncs(of: file.directory)
-        logger.info(
-            "wrote managed \(stem): \(values.count) key\(values.count == 1 ? "" : "s")\(origin.map { ", from \($0.summary)" } ?? "")",
-            metadata: [
-                "MESSAGE_ID": .string(PreferencesLogEvent.wrote.messageID),
-                "PREFERENCES_DOMAIN": .string(stem),
-                "PREFERENCES_KEYS": .array(values.keys.sorted().map { .string($0) }),
-                "PREFERENCES_BYTES": .string(String(outcome.contents?.byteCount ?? 0)),
-                "PREFERENCES_PATH": .string(file.path),
-                "PREFERENCES_ORIGIN": .string(origin?.summary ?? ""),
-            ])
-        return true
+        // Through the library's one write path, as the managed layer's writer: the lock, the
+        // commit, the directory sync before this returns, one journald entry naming the origin.
+        return try layout.managedWriter(stem: stem).replace(with: values, origin: origin)
     }
 
     /// Where the values of a domain's managed file came from, if its writer recorded it and
     /// the file was not rewritten in place since.
     public func managedOrigin(ofDomain name: String) -> CommitOrigin? {
         guard let stem = try? DomainName(name).rawValue else { return nil }
-        return managedOrigin(of: DomainFile(directory: layout.locations.managedDirectory, fileName: DomainLocations.fileName(stem: stem)))
-    }
-
-    private func managedOrigin(of file: DomainFile) -> CommitOrigin? {
-        CommitOrigin.recorded(atPath: file.path)
-    }
-}
-
-extension CommitOrigin {
-    /// The origin recorded with the file at `path`, if it names the file's modification time.
-    static func recorded(atPath path: String) -> CommitOrigin? {
-        guard let status = try? FilePath(path).stat(followTargetSymlink: false),
-            let bytes = try? SystemCalls.extendedAttribute(attributeName, atPath: FilePath(path), limit: maximumSize)
-        else { return nil }
-        return CommitOrigin(decoding: bytes, modificationTime: FileIdentity(status).modificationTime)
+        return CommitOrigin.recorded(atPath: layout.managedFilePath(stem: stem))
     }
 }
 
 extension PreferenceFiles {
     /// The names of the domains with a file in the managed directory, sorted.
     public func managedDomainNames() -> [String] {
-        let names = (try? SystemCalls.directoryEntries(FilePath(layout.locations.managedDirectory))) ?? []
-        return names.filter { !$0.hasPrefix(".") && $0.hasSuffix(".plist") && $0.count > 6 }
-            .map { String($0.dropLast(6)) }
-            .filter { (try? DomainName($0)) != nil }
-            .sorted()
+        DomainDirectory.stems(in: layout.locations.managedDirectory, suffix: ".plist").filter { (try? DomainName($0)) != nil }
     }
 }

@@ -32,7 +32,7 @@ extension PreferenceFiles {
                 }
             }
         }
-        let outcome = try domain.file.purge(keys: names.isEmpty ? nil : names, known: known, policy: domain.policy)
+        let outcome = try domain.purgeCopies(of: names.isEmpty ? nil : names, known: known)
         return outcome.rewritten.count + outcome.removed.count + outcome.corruptCopies.count
     }
 }

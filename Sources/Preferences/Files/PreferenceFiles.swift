@@ -54,11 +54,7 @@ public struct PreferenceFiles: Sendable {
         } else {
             suffix = ".plist"
         }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.filter { !$0.hasPrefix(".") && $0.hasSuffix(suffix) && $0.count > suffix.count }
-            .map { String($0.dropLast(suffix.count)) }
-            .filter { (try? DomainName($0)) != nil }
-            .sorted()
+        return DomainDirectory.stems(in: directory, suffix: suffix).filter { (try? DomainName($0)) != nil }
     }
 
     /// The process's shared persistent domain for a location: the one this process's

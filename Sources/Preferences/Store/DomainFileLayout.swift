@@ -63,6 +63,19 @@ struct DomainFileLayout: Sendable {
             policy: systemPolicy, isWritable: false, runtimeDirectory: locations.runtimeDirectory, logger: logger)
     }
 
+    /// The managed layer's file of `stem` as its one writer writes it (see
+    /// ``PersistentDomain/writer(for:policy:runtimeDirectory:logger:)``).
+    func managedWriter(stem: String) -> PersistentDomain {
+        PersistentDomain.writer(
+            for: DomainFile(directory: locations.managedDirectory, fileName: DomainLocations.fileName(stem: stem)),
+            policy: managedWriterPolicy, runtimeDirectory: locations.runtimeDirectory, logger: logger)
+    }
+
+    /// The path of the managed layer's file of `stem`.
+    func managedFilePath(stem: String) -> String {
+        locations.managedDirectory + "/" + DomainLocations.fileName(stem: stem)
+    }
+
     /// A writable file in any directory, under the user's policy: a domain file, or a
     /// property-list file a tool names by path.
     func userFile(directory: String, fileName: String) -> PersistentDomain {
