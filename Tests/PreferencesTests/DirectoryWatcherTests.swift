@@ -383,13 +383,17 @@ struct DirectoryWatcherTests {
         try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
         // In the foreground (-f), as a child of the test: a daemon would inherit the
         // descriptor Foundation watches to learn that its child exited, and never close it.
-        let server = try Subprocess(bindfs, ["-f", source, mount], output: .nullDevice, errors: .nullDevice)
+        let started = ContinuousClock.now
+        let server = try Subprocess(bindfs, ["-f", source, mount], output: .collected, errors: .mergedWithOutput)
+        let spawned = ContinuousClock.now
         defer {
             _ = try? run("umount", [mount])
             server.signal(SIGTERM)
             server.wait()
         }
-        try #require(await eventually { isMountPoint(mount) }, "bindfs did not mount \(source)")
+        try #require(
+            await eventually { isMountPoint(mount) },
+            "bindfs did not mount \(source): spawning took \(spawned - started), waited \(ContinuousClock.now - spawned); bindfs \(server.isRunning ? "still runs" : "exited with \(server.terminationStatus)"), saying: \(server.output); its state: \(processState(server.pid))")
         #expect(MountTable.type(holding: mount) == "fuse")
         // The statfs shortcut must not take a FUSE mount for a local file system.
         #expect(SystemCalls.fileSystemMagic(mount).map { !MountTable.localMagics.contains($0) } == true)
@@ -520,6 +524,16 @@ struct DirectoryWatcherTests {
 }
 
 /// Whether a path is listed as a mount point in this process's mount table.
+/// A process's state and what it waits in, from `/proc` (`State:` of its status and its
+/// `wchan`), to say why a helper program made no progress.
+func processState(_ pid: Int32) -> String {
+    let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+    let state = status.split(separator: "\n").first { $0.hasPrefix("State:") } ?? "gone"
+    let tracer = status.split(separator: "\n").first { $0.hasPrefix("TracerPid:") } ?? ""
+    let channel = (try? String(contentsOfFile: "/proc/\(pid)/wchan", encoding: .utf8)) ?? "?"
+    return "\(state) \(tracer) wchan \(channel)"
+}
+
 func isMountPoint(_ path: String) -> Bool {
     let table = (try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? ""
     return table.split(separator: "\n").contains { $0.split(separator: " ").dropFirst().first.map(String.init) == path }

@@ -71,11 +71,22 @@ extension WatchLoop {
         package var directoriesToAnnounce: [String] = []
         /// When missing directories are looked for next; nil while none is missing.
         package var nextRetry: ContinuousClock.Instant?
+        /// When each missing directory is looked for next, and the wait before the look
+        /// after that: it doubles from ``WatchLoop/retryInterval`` up to
+        /// ``WatchLoop/pollingInterval`` while the directory stays missing. A process that has
+        /// opened many domains whose directories do not exist (a long test run: thousands)
+        /// would otherwise open every one of them ten times a second. A directory this
+        /// process creates is looked for at once (``WatchLoop/retryNow(_:)``), whatever its
+        /// wait.
+        package var missingRetries: [String: (due: ContinuousClock.Instant, wait: Duration)] = [:]
         /// When polled directories' handlers are called next; nil while none is polled.
         package var nextPoll: ContinuousClock.Instant?
         /// Work other threads handed to the thread (``WatchLoop/perform(_:)``), run in order
         /// after the turn's handlers.
         package var jobs: [WatchLoop.Job] = []
+
+        /// An idle loop's state: no registrations, no descriptors.
+        package init() {}
 
         /// Creates the inotify instance and the self-pipe on first use.
         ///
@@ -199,13 +210,29 @@ extension WatchLoop {
             return Wait(inotify: inotify, wakeReadEnd: wakeReadEnd, timeout: timeout)
         }
 
+        /// The missing directories due for a look at this turn (none before the retry deadline),
+        /// for the thread to look at outside the lock; it then hands them to
+        /// ``advance(with:now:checked:appeared:)`` with those it found.
+        package mutating func missingDirectoriesDue(now: ContinuousClock.Instant) -> [String] {
+            guard let due = nextRetry, now >= due else { return [] }
+            nextRetry = nil
+            let missing = table.directories(where: { $0 == .missing })
+            if missingRetries.count > missing.count {
+                // Directories found or no longer registered keep no schedule.
+                let current = Set(missing)
+                missingRetries = missingRetries.filter { current.contains($0.key) }
+            }
+            return missing.filter { path in missingRetries[path].map { now >= $0.due } ?? true }
+        }
+
         /// One turn of the thread: applies the events read, a pending overflow, and the
-        /// retry and polling deadlines that are due.
+        /// retry and polling deadlines that are due. `checked` are the missing directories the
+        /// thread looked at for this turn and `appeared` those of them it found.
         ///
         /// - Returns: The handlers to call, and a polling warning if a directory just fell
         ///   back to polling.
         package mutating func advance(
-            with events: [SystemCalls.WatchEvent], now: ContinuousClock.Instant
+            with events: [SystemCalls.WatchEvent], now: ContinuousClock.Instant, checked: [String] = [], appeared: Set<String> = []
         ) -> (calls: [WatchTable.RegistrationID], warning: String?) {
             var calls = Calls()
             var warning: String?
@@ -254,9 +281,16 @@ extension WatchLoop {
             }
             // At once for directories just lost: `rm -rf dir; mkdir dir` may be over already.
             for path in lost { retry(path) }
-            if let due = nextRetry, now >= due {
-                nextRetry = nil
-                for path in table.directories(where: { $0 == .missing }) { retry(path) }
+            // The missing directories due for a look were looked at by the thread before this
+            // turn, outside the lock (``missingDirectoriesDue(now:)``): those that exist now
+            // are watched, the others wait twice as long as last time, up to the poll interval.
+            for path in checked where table.status(of: path) == .missing {
+                if appeared.contains(path) {
+                    retry(path)
+                } else {
+                    let wait = min((missingRetries[path]?.wait ?? WatchLoop.retryInterval) * 2, WatchLoop.pollingInterval)
+                    missingRetries[path] = (now + wait, wait)
+                }
             }
             if let due = nextPoll, now >= due {
                 nextPoll = nil

@@ -204,7 +204,12 @@ package final class WatchLoop: Sendable {
             if let wakeReadEnd = wait.wakeReadEnd, ready.last == true {
                 Self.drain(wakeReadEnd)
             }
-            let (calls, warning) = state.withLock { $0.advance(with: events, now: .now) }
+            // Missing directories are looked for outside the lock: a process can hold many,
+            // and a writer that has just created one waits for this lock (`retryNow`), as
+            // does every registration.
+            let checked = state.withLock { $0.missingDirectoriesDue(now: .now) }
+            let appeared = Set(checked.filter { SystemCalls.isSearchableDirectory($0) })
+            let (calls, warning) = state.withLock { $0.advance(with: events, now: .now, checked: checked, appeared: appeared) }
             if let warning { DirectoryWatcher.warnPollingFallback(because: warning) }
             deliver(calls)
             // Taken after the handlers: a job handed over during this turn may deliver what a
