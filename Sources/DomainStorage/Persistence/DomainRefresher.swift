@@ -136,7 +136,7 @@ package struct DomainRefresher {
         if let known {
             guard let confirmed = domain.file.stillHolds(known, policy: domain.policy) else { return false }
             // Only holders of the view lock change `known`, and the caller is one.
-            domain.state.withLock { $0.known = confirmed }
+            domain.state.withLock { $0.status = .current(known: confirmed) }
             return true
         }
         return domain.file.identity() == knownFailure
@@ -167,7 +167,7 @@ package struct DomainRefresher {
         }
         switch outcome {
         case .success(let contents):
-            let stores = install(contents?.values ?? [:], known: contents, knownFailure: nil, recovery: nil)
+            let stores = install(contents?.values ?? [:], status: .current(known: contents))
             return ReloadOutcome(failure: nil, stores: stores)
         case .failure(let error):
             // A corrupt file (not an unsafe one, which stays refused) is read from the newest
@@ -178,7 +178,7 @@ package struct DomainRefresher {
                 if let good = history.newestGoodGeneration(policy: domain.policy) {
                     let recovery = DomainRecovery(
                         path: file.path, reason: error, generation: Int(good.number), generationPath: history.path(ofGeneration: good.number))
-                    let stores = install(good.values, known: nil, knownFailure: failedIdentity, recovery: recovery)
+                    let stores = install(good.values, status: .recovered(recovery, failedIdentity: failedIdentity))
                     return ReloadOutcome(failure: nil, recovery: recovery, stores: stores)
                 }
             }
@@ -187,11 +187,7 @@ package struct DomainRefresher {
                 // refused for its contents or its ownership is remembered by identity, so it
                 // is not parsed again until it changes; after an I/O error the next event
                 // tries again.
-                state.isLoaded = true
-                state.known = nil
-                state.knownFailure = error.code == .io ? nil : failedIdentity
-                state.problem = error
-                state.recovery = nil
+                state.status = .unusable(error, failedIdentity: error.code == .io ? nil : failedIdentity, recovery: nil)
             }
             return ReloadOutcome(failure: error, stores: PendingDeliveries())
         }
@@ -199,22 +195,15 @@ package struct DomainRefresher {
 
     /// Installs values read from the file (or recovered from a generation) as the domain's
     /// disk values and publishes what changed; the caller holds the view lock.
-    private func install(
-        _ newDisk: [String: PropertyListValue], known contents: DomainContents?, knownFailure: FileIdentity?,
-        recovery: DomainRecovery?
-    ) -> PendingDeliveries {
+    private func install(_ newDisk: [String: PropertyListValue], status: DomainState.Status) -> PendingDeliveries {
         // Only holders of the view lock change `disk`, so it can be compared outside the
         // state lock: a large domain's comparison holds up no set. With no store on the
         // file yet (the first read, as a store opens), there is nobody to tell.
         let (oldDisk, hasSubscribers) = domain.state.withLock { ($0.disk, !$0.subscribers.isEmpty) }
         let changed = hasSubscribers ? DomainState.changedKeys(from: oldDisk, to: newDisk) : []
         return domain.state.withLock { state -> PendingDeliveries in
-            state.isLoaded = true
+            state.status = status
             state.disk = newDisk
-            state.known = contents
-            state.knownFailure = knownFailure
-            state.problem = nil
-            state.recovery = recovery
             // A store subscribed meanwhile took the old values: compare after all.
             let changedKeys = hasSubscribers || state.subscribers.isEmpty ? changed : DomainState.changedKeys(from: oldDisk, to: newDisk)
             let visible = state.visibleChanges(of: changedKeys, in: newDisk)

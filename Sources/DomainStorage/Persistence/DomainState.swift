@@ -3,21 +3,68 @@ package import PropertyList
 /// changes this process has made and not yet written, and who uses it. Pure data, kept under
 /// the domain's state lock (``PersistentDomain``).
 package struct DomainState {
-    /// Whether the file has been read (or written) once.
-    package var isLoaded = false
+    /// Where this process stands with the file: one of four states, never a mix of them.
+    package enum Status {
+        /// Not read (or written) yet.
+        case unread
+        /// Read or written: `disk` holds its values. The version `disk` came from, while the
+        /// file still is that version as far as this process knows; nil if there is no file,
+        /// or this process no longer knows which version it is.
+        case current(known: DomainContents?)
+        /// The file is corrupt and `disk` holds the newest generation that decodes instead,
+        /// until the file changes or this process writes the domain. The corrupt file's
+        /// identity, if it had settled, so that it is not read again until it changes.
+        case recovered(DomainRecovery, failedIdentity: FileIdentity?)
+        /// The file could not be used (unsafe, unreadable) or the last write failed: `disk`
+        /// keeps the last good values. The identity of a file refused for its contents or
+        /// ownership, not read again until it changes; the recovery still in force, if a
+        /// write failed on a recovered domain.
+        case unusable(PreferencesError, failedIdentity: FileIdentity?, recovery: DomainRecovery?)
+    }
+
+    /// Where this process stands with the file.
+    package var status = Status.unread
     /// The file's values as last read or written.
     package var disk: [String: PropertyListValue] = [:]
+
+    /// Whether the file has been read (or written) once.
+    package var isLoaded: Bool {
+        if case .unread = status { return false }
+        return true
+    }
     /// The version of the file `disk` came from, while the file still is that version as far
-    /// as this process knows; nil if there is no file or it could not be read.
-    package var known: DomainContents?
+    /// as this process knows; nil otherwise.
+    package var known: DomainContents? {
+        if case .current(let known) = status { return known }
+        return nil
+    }
     /// The identity of a file that could not be used for its contents or ownership, so it is
     /// not read again until it changes.
-    package var knownFailure: FileIdentity?
+    package var knownFailure: FileIdentity? {
+        switch status {
+        case .recovered(_, let identity), .unusable(_, let identity, _): identity
+        case .unread, .current: nil
+        }
+    }
     /// Why the file could not be read or written last time, if it could not.
-    package var problem: PreferencesError?
-    /// The file is corrupt and `disk` holds the newest generation that decodes instead, until
-    /// the file changes or this process writes the domain.
-    package var recovery: DomainRecovery?
+    package var problem: PreferencesError? {
+        if case .unusable(let error, _, _) = status { return error }
+        return nil
+    }
+    /// The generation `disk` holds because the file is corrupt, if it is.
+    package var recovery: DomainRecovery? {
+        switch status {
+        case .recovered(let recovery, _): recovery
+        case .unusable(_, _, let recovery): recovery
+        case .unread, .current: nil
+        }
+    }
+
+    /// Records a failed write: the file is as it was, and the next write reads it again.
+    package mutating func writeFailed(_ error: PreferencesError) {
+        status = .unusable(error, failedIdentity: knownFailure, recovery: recovery)
+    }
+
     /// Replace the whole file with this before applying `pending` (setPersistentDomain).
     package var replacement: [String: PropertyListValue]?
     /// The keys the stores on this file declare private (their schemas' private keys), which

@@ -146,7 +146,7 @@ package struct DomainWriter {
             () throws(PreferencesError) -> (Result?, Published, Bool)? in
             let (batch, replacement, disk, known, privateKeys) = domain.state.withLock { state in
                 state.writingThread = SystemCalls.currentThread()
-                return (state.pending, state.replacement, state.disk, state.problem == nil ? state.known : nil, state.privateKeys)
+                return (state.pending, state.replacement, state.disk, state.known, state.privateKeys)
             }
             // The keys the domain's stores declare private, as the commit must treat them.
             var policy = domain.policy
@@ -221,7 +221,7 @@ package struct DomainWriter {
                 // too large to write leave the file as good as it was. Nor is a body's own error
                 // a failed write to log: the caller has it, and the pending changes it held back
                 // are written by the next flush.
-                if !bodyThrew && error.code != .tooLarge { domain.state.withLock { $0.problem = error } }
+                if !bodyThrew && error.code != .tooLarge { domain.state.withLock { $0.writeFailed(error) } }
                 if hasChanges && !bodyThrew { PreferencesLogger.report(error, event: .writeFailed, to: domain.logger) }
                 throw error
             }
@@ -305,13 +305,9 @@ package struct DomainWriter {
             // comparing the whole domain a second time.
             let ownKeys = hasBody ? Set(changed.filter { base[$0] != newDisk[$0] }) : []
             let published = domain.state.withLock { state -> Published in
-                state.isLoaded = true
-                state.problem = nil
-                state.disk = newDisk
-                state.known = contents
-                state.knownFailure = nil
                 // A recovered domain's corrupt file is now kept aside and replaced.
-                state.recovery = nil
+                state.status = .current(known: contents)
+                state.disk = newDisk
                 if let written = replacement, state.replacement == written { state.replacement = nil }
                 // Drop only the changes that were written; a set made during the write
                 // changed the value and stays pending for the next flush.

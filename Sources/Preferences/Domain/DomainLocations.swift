@@ -17,6 +17,13 @@ struct DomainLocations: Sendable, Hashable {
     /// domain layer names no store.
     static let globalDomainName = "NSGlobalDomain"
 
+    /// The stem of a domain's file names: the domain's name, or for the global domain its
+    /// file's, `.GlobalPreferences`. No file is ever named `NSGlobalDomain.plist`: no
+    /// program's search list reads one.
+    static func fileStem(ofDomain name: String) -> String {
+        name == globalDomainName ? globalFileStem : name
+    }
+
     let userDirectory: String
     let systemDirectory: String
     /// `/etc/machine-id`'s contents, or nil when the machine has none (no by-host layers).

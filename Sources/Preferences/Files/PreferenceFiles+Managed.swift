@@ -1,3 +1,4 @@
+import Foundation
 import SystemPackage
 
 extension PreferenceFiles {
@@ -25,7 +26,7 @@ extension PreferenceFiles {
     public func replaceManagedDomain(
         _ values: [String: PropertyListValue], named name: String, origin: CommitOrigin? = nil
     ) throws(PreferencesError) -> Bool {
-        let stem = try DomainName(name).rawValue
+        let stem = DomainLocations.fileStem(ofDomain: try DomainName(name).rawValue)
         let directory = layout.locations.managedDirectory
         // The user's own directory may be a link (dotfiles kept elsewhere); the managed one,
         // written as root, must not be: a link there would send root's writes anywhere.
@@ -41,14 +42,20 @@ extension PreferenceFiles {
     /// Where the values of a domain's managed file came from, if its writer recorded it and
     /// the file was not rewritten in place since.
     public func managedOrigin(ofDomain name: String) -> CommitOrigin? {
-        guard let stem = try? DomainName(name).rawValue else { return nil }
-        return CommitOrigin.recorded(atPath: layout.managedFilePath(stem: stem))
+        guard let name = try? DomainName(name) else { return nil }
+        return CommitOrigin.recorded(atPath: layout.managedFilePath(stem: DomainLocations.fileStem(ofDomain: name.rawValue)))
     }
 }
 
 extension PreferenceFiles {
-    /// The names of the domains with a file in the managed directory, sorted.
+    /// The names of the domains with a file in the managed directory, sorted;
+    /// ``PreferenceStore/globalDomain`` for the global domain's.
     public func managedDomainNames() -> [String] {
-        DomainDirectory.stems(in: layout.locations.managedDirectory, suffix: ".plist").filter { (try? DomainName($0)) != nil }
+        let directory = layout.locations.managedDirectory
+        var names = DomainDirectory.stems(in: directory, suffix: ".plist").filter { (try? DomainName($0)) != nil && $0 != PreferenceStore.globalDomain }
+        if FileManager.default.fileExists(atPath: layout.managedFilePath(stem: DomainLocations.globalFileStem)) {
+            names.append(PreferenceStore.globalDomain)
+        }
+        return names.sorted()
     }
 }

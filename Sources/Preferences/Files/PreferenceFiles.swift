@@ -43,7 +43,9 @@ public struct PreferenceFiles: Sendable {
     }
 
     /// The names of the domains in the user directory (or its `ByHost` directory, for this
-    /// machine), sorted; the global domain and hidden files are not among them.
+    /// machine), sorted; the global domain and hidden files are not among them (nor a file
+    /// named `NSGlobalDomain.plist`, which older versions wrote for the global domain's store
+    /// and no search list reads).
     public func persistentDomainNames(currentHost: Bool = false) -> [String] {
         let locations = layout.locations
         let directory = currentHost ? locations.byHostDirectory : locations.userDirectory
@@ -54,7 +56,7 @@ public struct PreferenceFiles: Sendable {
         } else {
             suffix = ".plist"
         }
-        return DomainDirectory.stems(in: directory, suffix: suffix).filter { (try? DomainName($0)) != nil }
+        return DomainDirectory.stems(in: directory, suffix: suffix).filter { (try? DomainName($0)) != nil && $0 != PreferenceStore.globalDomain }
     }
 
     /// The process's shared persistent domain for a location: the one this process's

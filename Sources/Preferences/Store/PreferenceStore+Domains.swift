@@ -91,9 +91,8 @@ extension PreferenceStore {
 
     /// The persistent domain's file for a name: ``globalDomain`` or a valid domain name.
     private func persistentDomain(named name: String) -> PersistentDomain? {
-        if name == Self.globalDomain { return userDomain(stem: DomainLocations.globalFileStem) }
         do throws(PreferencesError) {
-            return userDomain(stem: try DomainName(name).rawValue)
+            return userDomain(stem: DomainLocations.fileStem(ofDomain: try DomainName(name).rawValue))
         } catch {
             PreferencesLogger.report(error, event: .unreadable, to: logger)
             return nil

@@ -133,8 +133,8 @@ extension PreferenceStore {
 
     /// True if `key` is forced by the administrator in `domain`.
     public func objectIsForced(forKey key: String, inDomain domain: String) -> Bool {
-        let stem = domain == Self.globalDomain ? DomainLocations.globalFileStem : domain
-        guard stem == DomainLocations.globalFileStem || (try? DomainName(domain)) != nil else { return false }
-        return layout.systemDomain(directory: locations.managedDirectory, stem: stem).currentValues()[key] != nil
+        guard let name = try? DomainName(domain) else { return false }
+        return layout.systemDomain(directory: locations.managedDirectory, stem: DomainLocations.fileStem(ofDomain: name.rawValue))
+            .currentValues()[key] != nil
     }
 }

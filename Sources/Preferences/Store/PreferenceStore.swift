@@ -79,9 +79,10 @@ public final class PreferenceStore: Sendable {
     /// Opens the store for a suite (a domain shared with other programs), as
     /// `UserDefaults(suiteName:)` does.
     ///
-    /// Returns nil for an invalid domain name and for the global domain's name (use
-    /// `setPersistentDomain(_:forName:)` with ``globalDomain`` to write it). A nil
-    /// `suiteName` opens the same domain as ``standard``.
+    /// Returns nil for an invalid domain name and, as Apple's does, for the global domain's
+    /// name, which is no suite: open the global domain itself with
+    /// `try PreferenceStore(domain: PreferenceStore.globalDomain)` (it is in every store's
+    /// search list already). A nil `suiteName` opens the same domain as ``standard``.
     public convenience init?(suiteName: String?) {
         let name = suiteName ?? PreferenceStore.standard.domain
         guard name != Self.globalDomain, (try? DomainName(name)) != nil else { return nil }
@@ -90,6 +91,9 @@ public final class PreferenceStore: Sendable {
 
     /// Opens the store for `domain`, locating files with `configuration`.
     ///
+    /// ``globalDomain`` opens the global domain: its store reads and writes the global file,
+    /// `.GlobalPreferences.plist`, the one every store's search list reads.
+    ///
     /// - Throws: ``PreferencesError`` with code `invalidDomainName` before any file-system
     ///   call if the name is not 1-200 bytes of `A-Z a-z 0-9 . _ -` or starts with a dot.
     public init(domain: String, configuration: Configuration = Configuration()) throws(PreferencesError) {
@@ -97,7 +101,9 @@ public final class PreferenceStore: Sendable {
         self.domain = name.rawValue
         self.configuration = configuration
         layout = DomainFileLayout(configuration: configuration)
-        appDomain = layout.userDomain(stem: name.rawValue)
+        // The global domain's store is its file's, `.GlobalPreferences.plist`, which every
+        // search list reads; nothing writes a file named `NSGlobalDomain.plist`.
+        appDomain = layout.userDomain(stem: DomainLocations.fileStem(ofDomain: name.rawValue))
         // The schema is read before the first snapshot, so no read ever sees the domain
         // without its declared defaults.
         let layout = layout
@@ -144,6 +150,10 @@ public final class PreferenceStore: Sendable {
                     declaredDefaults: [String: PropertyListValue] = [:]) -> ([ResolvedValues.Layer], [ObjectIdentifier: UInt64]) {
         typealias Layer = ResolvedValues.Layer
         let global = DomainLocations.globalFileStem
+        // The global domain's own store reads the global files as its app, by-host and
+        // system layers, once each: not a second time as the global layers below them.
+        let stem = DomainLocations.fileStem(ofDomain: domain)
+        let isGlobal = stem == global
         var layers: [Layer] = []
         var versions: [ObjectIdentifier: UInt64] = [:]
         func add(_ kind: SearchLayer, _ source: PersistentDomain?) {
@@ -153,15 +163,17 @@ public final class PreferenceStore: Sendable {
             versions[ObjectIdentifier(source)] = version
             layers.append(Layer(kind: kind, source: source, values: values))
         }
-        add(.managed, systemDomain(directory: locations.managedDirectory, stem: domain))
+        add(.managed, systemDomain(directory: locations.managedDirectory, stem: stem))
         layers.append(Layer(kind: .argument, source: nil, values: arguments ?? ArgumentDomain.values(from: configuration.arguments)))
-        add(.appByHost, userDomain(stem: domain, byHost: true))
+        add(.appByHost, userDomain(stem: stem, byHost: true))
         add(.app, appDomain)
         for suite in suites { add(.suite, userDomain(stem: suite)) }
-        add(.globalByHost, userDomain(stem: global, byHost: true))
-        add(.global, userDomain(stem: global))
-        add(.system, systemDomain(directory: locations.systemDirectory, stem: domain))
-        add(.systemGlobal, systemDomain(directory: locations.systemDirectory, stem: global))
+        if !isGlobal {
+            add(.globalByHost, userDomain(stem: global, byHost: true))
+            add(.global, userDomain(stem: global))
+        }
+        add(.system, systemDomain(directory: locations.systemDirectory, stem: stem))
+        if !isGlobal { add(.systemGlobal, systemDomain(directory: locations.systemDirectory, stem: global)) }
         layers.append(Layer(kind: .registration, source: nil, values: registration))
         layers.append(Layer(kind: .declared, source: nil, values: declaredDefaults))
         return (layers, versions)
