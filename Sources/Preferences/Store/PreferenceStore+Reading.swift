@@ -1,6 +1,6 @@
 public import Foundation
 
-extension PreferenceStore {
+extension PreferenceStore: PreferenceValueAccess {
     /// The snapshot, once this process has caught up with every commit another process
     /// finished before this call (fresh reads): usually two loads per domain file, and a
     /// re-read only after such a commit (see ``FreshnessChecks``).
@@ -21,68 +21,10 @@ extension PreferenceStore {
         current.read { $0.value(forKey: key) }
     }
 
-    /// The value for `key` as a Swift value (`Bool`, `Int`, `Double`, `String`, `Date`,
-    /// `Data`, `[Any]`, `[String: Any]`...), or nil.
-    public func object(forKey key: String) -> Any? {
-        value(forKey: key)?.bridged
-    }
-
-    /// The string for `key`; numbers give their shortest decimal form and booleans "1"
-    /// or "0"; nil for other types and missing keys.
-    public func string(forKey key: String) -> String? {
-        current.read { $0.value(forKey: key)?.coercedString }
-    }
-
-    /// The array for `key`, or nil if the value is not an array.
-    public func array(forKey key: String) -> [Any]? {
-        guard case .array(let elements)? = value(forKey: key) else { return nil }
-        return elements.map(\.bridged)
-    }
-
-    /// The dictionary for `key`, or nil if the value is not a dictionary.
-    public func dictionary(forKey key: String) -> [String: Any]? {
-        guard case .dictionary(let entries)? = value(forKey: key) else { return nil }
-        return entries.mapValues(\.bridged)
-    }
-
-    /// The data for `key`, or nil if the value is not data.
-    public func data(forKey key: String) -> Data? {
-        current.read { $0.value(forKey: key)?.dataValue }
-    }
-
-    /// The array of strings for `key`, or nil if the value is not an array of strings
-    /// only.
-    public func stringArray(forKey key: String) -> [String]? {
-        current.read { $0.value(forKey: key)?.coercedStringArray }
-    }
-
     /// The URL for `key`: a stored path (with `~` expanded) as a file URL, or a stored
     /// URL string as a URL.
     public func url(forKey key: String) -> URL? {
         value(forKey: key)?.coercedURL(home: locations.homeDirectory)
-    }
-
-    /// The integer for `key`: reals truncate, numeric strings parse (`"1.0"` is 1),
-    /// booleans are 1 or 0; 0 if missing or not numeric.
-    public func integer(forKey key: String) -> Int {
-        current.read { $0.value(forKey: key)?.coercedInteger } ?? 0
-    }
-
-    /// The float for `key`, with the coercions of ``double(forKey:)``; 0 if missing.
-    public func float(forKey key: String) -> Float {
-        current.read { $0.value(forKey: key)?.coercedFloat } ?? 0
-    }
-
-    /// The double for `key`: numbers convert (a stored Float keeps its precision),
-    /// numeric strings parse, `true` is 1; 0 if missing.
-    public func double(forKey key: String) -> Double {
-        current.read { $0.value(forKey: key)?.coercedDouble } ?? 0
-    }
-
-    /// The boolean for `key`: non-zero numbers and strings starting with Y, y, T, t or a
-    /// digit 1-9 are true; false if missing.
-    public func bool(forKey key: String) -> Bool {
-        current.read { $0.value(forKey: key)?.coercedBool } ?? false
     }
 
     /// Every key visible through the search list, with its winning value.

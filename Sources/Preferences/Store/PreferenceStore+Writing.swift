@@ -16,36 +16,10 @@ extension PreferenceStore {
         setValue(propertyList(value, forKey: key, in: "set(_:forKey:)"), forKey: key)
     }
 
-    /// Stores an integer.
-    public func set(_ value: Int, forKey key: String) {
-        setValue(.integer(PropertyListInteger(value)), forKey: key)
-    }
-
-    /// Stores a 32-bit real (it keeps its precision: `string(forKey:)` of 12.34 is "12.34").
-    public func set(_ value: Float, forKey key: String) {
-        setValue(.float(value), forKey: key)
-    }
-
-    /// Stores a 64-bit real.
-    public func set(_ value: Double, forKey key: String) {
-        setValue(.double(value), forKey: key)
-    }
-
-    /// Stores a boolean.
-    public func set(_ value: Bool, forKey key: String) {
-        setValue(.bool(value), forKey: key)
-    }
-
     /// Stores a URL: a file URL as its path with the home directory abbreviated to `~`,
     /// any other URL as its full string. nil removes the key.
     public func set(_ url: URL?, forKey key: String) {
         setValue(url.map { PropertyListValue.storing($0, home: locations.homeDirectory) }, forKey: key)
-    }
-
-    /// Removes `key` from this domain; a value in a lower layer (a registered default)
-    /// shows through again.
-    public func removeObject(forKey key: String) {
-        setValue(nil, forKey: key)
     }
 
     /// Stores a property-list value, or removes the key for nil.
