@@ -201,7 +201,11 @@ package struct DomainRefresher {
         // file yet (the first read, as a store opens), there is nobody to tell.
         let (oldDisk, hasSubscribers) = domain.state.withLock { ($0.disk, !$0.subscribers.isEmpty) }
         let changed = hasSubscribers ? DomainState.changedKeys(from: oldDisk, to: newDisk) : []
+        // The values replaced, released after the state lock, as a write's install does.
+        var retired: DomainState.Retired?
+        defer { withExtendedLifetime(retired) {} }
         return domain.state.withLock { state -> PendingDeliveries in
+            retired = state.retire()
             state.status = status
             state.disk = newDisk
             // A store subscribed meanwhile took the old values: compare after all.

@@ -60,6 +60,20 @@ package struct DomainState {
         }
     }
 
+    /// What the file's status and values were before a new version is installed, held by
+    /// the installer until it has released the state lock: the last references to a large
+    /// domain's old values may be these, and freeing thousands of entries under the lock
+    /// would keep every set of the domain waiting.
+    package struct Retired {
+        let status: Status
+        let disk: [String: PropertyListValue]
+    }
+
+    /// The current status and values, for the caller to hold past the lock (see ``Retired``).
+    package func retire() -> Retired {
+        Retired(status: status, disk: disk)
+    }
+
     /// Records a failed write: the file is as it was, and the next write reads it again.
     package mutating func writeFailed(_ error: PreferencesError) {
         status = .unusable(error, failedIdentity: knownFailure, recovery: recovery)

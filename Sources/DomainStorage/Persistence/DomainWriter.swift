@@ -304,7 +304,11 @@ package struct DomainWriter {
             // is this process's: its value is the one written. Checked per changed key, not by
             // comparing the whole domain a second time.
             let ownKeys = hasBody ? Set(changed.filter { base[$0] != newDisk[$0] }) : []
+            // The values replaced, released after the state lock: freeing a large domain's
+            // dictionary under it kept sets waiting on that lock (issue 37, item 5).
+            var retired: DomainState.Retired?
             let published = domain.state.withLock { state -> Published in
+                retired = state.retire()
                 // A recovered domain's corrupt file is now kept aside and replaced.
                 state.status = .current(known: contents)
                 state.disk = newDisk
@@ -327,6 +331,7 @@ package struct DomainWriter {
                     visible.filter { !ownKeys.contains($0.key) }, origin: .anotherProcess, postsNotification: true, in: &state)
                 return published
             }
+            withExtendedLifetime(retired) {}
             if changedDirectory {
                 // After the rename and after every store here holds what the file now holds
                 // (so a reader that sees the raised value and skips catching up reads it all),
