@@ -15,9 +15,9 @@ import Logging
 /// arguments, this domain for this machine, this domain, added suites, the global domain
 /// (for this machine, then any), system defaults, and registered defaults; the first that
 /// holds the key wins. Reads never run an observer, never take the cross-process lock and
-/// never wait for a write: a read that finds another process's commit re-reads the new file
-/// first (it is replaced by rename, so it is whole), and the watcher thread delivers the
-/// changes. A `set` is visible to reads at once and is written in the background:
+/// never wait for another process: a read that finds another process's commit re-reads the
+/// new file first (it is replaced by rename, so it is whole; a re-read or a write's install
+/// under way in this process is waited for), and the watcher thread delivers the changes. A `set` is visible to reads at once and is written in the background:
 /// the file is locked, re-read, given only this process's changes, and replaced by an
 /// atomic rename, so concurrent writers in other processes lose nothing. `flush()` writes
 /// now and throws if it cannot; pending changes are also written at normal exit.
