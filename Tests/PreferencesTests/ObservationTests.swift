@@ -381,7 +381,8 @@ struct CrossProcessObservationTests {
         let fixture = try StoreFixture()
         let result = try run(workerPath, ["growth", "com.example.growth", "1000"], environment: fixture.processEnvironment)
         #expect(result.status == 0, "\(result.output)")
-        let numbers = result.output.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let counts = result.output.split(separator: "\n").first { $0.hasPrefix("descriptors ") } ?? ""
+        let numbers = counts.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         try #require(numbers.count == 4, "\(result.output)")
         #expect(numbers[1] <= numbers[0], "descriptors grew: \(result.output)")
         // Dispatch may start a worker thread or two for background flushes; stores must not.

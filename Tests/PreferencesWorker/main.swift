@@ -192,6 +192,7 @@ case "growth":
     }
     Thread.sleep(forTimeInterval: 0.2)
     let before = (entries("/proc/self/fd"), entries("/proc/self/task"))
+    print("open-before:" + openDescriptors().joined(separator: ","))
     for index in 0..<count {
         let preferences = store("\(domain).\(index % 50)")
         let observation = preferences.observe("k") { _ in }
@@ -205,6 +206,8 @@ case "growth":
     Thread.sleep(forTimeInterval: 0.5)
     let after = (entries("/proc/self/fd"), entries("/proc/self/task"))
     print("descriptors \(before.0) \(after.0) threads \(before.1) \(after.1)")
+    // What each descriptor is, for a failure to name the one that stayed open.
+    print("open:" + openDescriptors().joined(separator: ","))
 case "read":
     print(store(domain).string(forKey: arguments[3]) ?? "(nil)")
 case "size-storm":
@@ -212,4 +215,13 @@ case "size-storm":
     sizeStorm(domain: domain, count: count)
 default:
     fail("unknown command \(command)")
+}
+
+/// Where each of this process's descriptors leads (`/proc/self/fd`), with no spaces.
+func openDescriptors() -> [String] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    return names.sorted().map { name in
+        let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name)) ?? "?"
+        return "fd\(name)=" + target.replacingOccurrences(of: " ", with: "_")
+    }
 }
