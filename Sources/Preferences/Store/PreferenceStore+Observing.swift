@@ -154,8 +154,9 @@ extension PreferenceStore {
         DirectoryWatcher.shared.perform { [self] in deliverOnWatcher() }
     }
 
-    /// Hands out every queued batch; on the watcher thread only.
-    private func deliverOnWatcher() {
+    /// Hands out every queued batch; on the watcher thread only (debug builds trap
+    /// elsewhere: see ``ChangeDelivery/drainOnWatcher(_:)``).
+    func deliverOnWatcher() {
         delivery.drainOnWatcher { batch in deliver(batch) }
     }
 
