@@ -23,7 +23,8 @@ extension PreferenceStore {
         /// written, and a set that would make the domain larger is refused.
         public var sizeLimit: Int
         /// The soft size limit, in bytes (default 256 KiB): a set that makes the domain
-        /// larger logs a warning and posts `sizeLimitExceededNotification`.
+        /// larger logs a warning and delivers a ``SizeLimitEvent`` to
+        /// ``PreferenceStore/sizeLimitEvents()``.
         public var softSizeLimit: Int
         /// How long a write waits for another process's lock on the domain file.
         public var lockTimeout: Duration
