@@ -117,12 +117,12 @@ extension PreferenceStore {
     }
 
     /// Logs a size-limit warning or refusal, then hands it to ``sizeLimitEvents()``'
-    /// sequences and posts ``sizeLimitExceededNotification``, on this thread.
+    /// sequences and posts the deprecated `sizeLimitExceededNotification`, on this thread.
     private func reportSizeLimit(key: String, size: Int, limit: Int, event: PreferencesLogEvent, error: PreferencesError?) {
         defer {
             sizeLimitObservers.deliver(SizeLimitEvent(key: key, size: size, limit: limit, wasRefused: error != nil))
             NotificationCenter.default.post(
-                name: Self.sizeLimitExceededNotification, object: self,
+                name: Self.sizeLimitNotificationName, object: self,
                 userInfo: ["key": key, "size": size, "limit": limit, "refused": error != nil])
         }
         // A program setting in a loop must not flood the journal: 10 entries per kind per
