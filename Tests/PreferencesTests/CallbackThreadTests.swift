@@ -234,4 +234,44 @@ struct CallbackThreadTests {
         #expect(readValue.load(ordering: .relaxed) == 1, "the handler's read was not fresh")
         #expect(nested.load(ordering: .relaxed) == 0, "a handler ran inside another handler's read")
     }
+
+    @Test("the watcher thread is the door: jobs handed to it run there, and no other thread passes for it")
+    func watcherThreadIsKnown() async {
+        #expect(!DirectoryWatcher.shared.isWatcherThread)
+        let onWatcher = ThreadLock<(Bool, String)?>(nil, rank: .leaf)
+        DirectoryWatcher.shared.perform {
+            let answer = (DirectoryWatcher.shared.isWatcherThread, Self.threadName())
+            onWatcher.withLock { $0 = answer }
+        }
+        #expect(await eventually { onWatcher.withLock { $0 } != nil })
+        let (isWatcher, name) = onWatcher.withLock { $0 } ?? (false, "")
+        #expect(isWatcher && name == "prefs-watcher")
+        // Another watcher's thread is named alike but is not the store's door.
+        let other = DirectoryWatcher()
+        let onOther = ThreadLock<Bool?>(nil, rank: .leaf)
+        other.perform {
+            let answer = DirectoryWatcher.shared.isWatcherThread
+            onOther.withLock { $0 = answer }
+        }
+        #expect(await eventually { onOther.withLock { $0 } != nil })
+        #expect(onOther.withLock { $0 } == false)
+    }
+
+    #if DEBUG
+    @Test("delivering other processes' changes on any thread but the watcher traps in a debug build, naming the rule")
+    func deliveryOffTheWatcherTraps() async throws {
+        // A real process (Swift Testing's exit test runs this body in a child) has to die: a
+        // trap cannot be caught in-process.
+        let result = await #expect(processExitsWith: .failure, observing: [\.exitStatus, \.standardErrorContent]) {
+            let fixture = try StoreFixture()
+            let store = try fixture.store()
+            // What only a job on the watcher thread may do, here on the test's thread.
+            store.deliverOnWatcher()
+        }
+        let status = try #require(result?.exitStatus)
+        #expect(status == .signal(SIGILL) || status == .signal(SIGTRAP), "\(status)")
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("not on the watcher thread (prefs-watcher): \(ChangeDelivery.watcherRule)"), "\(message)")
+    }
+    #endif
 }

@@ -156,7 +156,7 @@ struct LocalObservationTests {
         let typed = Mutex([Int]())
         let observation = store.observe(interval) { change in typed.withLock { $0.append(change.newValue) } }
         let all = ChangeLog()
-        let everything = store.observeAllKeys { all.append($0) }
+        let everything = store.observe { all.append($0) }
         let notified = Mutex(0)
         let token = NotificationCenter.default.addObserver(forName: PreferenceStore.didChangeNotification, object: store, queue: nil) { _ in
             notified.withLock { $0 += 1 }
@@ -182,7 +182,7 @@ struct LocalObservationTests {
             notified.withLock { $0 += 1 }
         }
         let all = ChangeLog()
-        let observation = store.observeAllKeys { all.append($0) }
+        let observation = store.observe { all.append($0) }
         store.set(1, forKey: "a")
         store.set(2, forKey: "a")
         NotificationCenter.default.removeObserver(token)
@@ -191,21 +191,40 @@ struct LocalObservationTests {
         _ = observation
     }
 
-    @Test("changes(forKey:) and values(for:) are async sequences")
+    @Test("changes(of:) and values(of:) are async sequences that start with the current value")
     func asyncSequences() async throws {
         let fixture = try StoreFixture()
         let store = try fixture.store()
         let key = PreferenceKey("Streamed", default: 0)
-        let changes = store.updates(forKey: "Streamed")
-        let values = store.updates(key)
+        store.set("first", forKey: "Named")
+        let changes = store.changes(of: "Named")
+        let values = store.values(of: key)
+        store.set("second", forKey: "Named")
         store[key] = 1
         store[key] = 2
         var changeIterator = changes.makeAsyncIterator()
-        #expect(await changeIterator.next()?.newValue == 1)
-        #expect(await changeIterator.next()?.newValue == 2)
+        #expect(await changeIterator.next() == PreferenceChange(key: "Named", oldValue: nil, newValue: "first", origin: .thisProcess))
+        #expect(await changeIterator.next() == PreferenceChange(key: "Named", oldValue: "first", newValue: "second", origin: .thisProcess))
         var valueIterator = values.makeAsyncIterator()
         #expect(await valueIterator.next() == 0)
         #expect(await valueIterator.next() == 1)
+        #expect(await valueIterator.next() == 2)
+    }
+
+    @Test("initial: false starts changes(of:) and values(of:) with the next change")
+    func asyncSequencesWithoutInitial() async throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.store()
+        let key = PreferenceKey("Streamed", default: 0)
+        store.set("first", forKey: "Named")
+        store[key] = 1
+        let changes = store.changes(of: "Named", initial: false)
+        let values = store.values(of: key, initial: false)
+        store.set("second", forKey: "Named")
+        store[key] = 2
+        var changeIterator = changes.makeAsyncIterator()
+        #expect(await changeIterator.next() == PreferenceChange(key: "Named", oldValue: "first", newValue: "second", origin: .thisProcess))
+        var valueIterator = values.makeAsyncIterator()
         #expect(await valueIterator.next() == 2)
     }
 }
@@ -358,7 +377,7 @@ struct CrossProcessObservationTests {
         store.set("good", forKey: "k")
         try store.flush()
         let log = ChangeLog()
-        let observation = store.observeAllKeys { log.append($0) }
+        let observation = store.observe { log.append($0) }
         let path = fixture.userFile("com.example.corrupting")
         for round in 0..<20 {
             try Data("bplist00 damaged \(round)".utf8).write(to: URL(fileURLWithPath: path + ".new"))

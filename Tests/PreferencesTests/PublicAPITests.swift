@@ -55,7 +55,7 @@ struct PublicAPITests {
     /// Records every change `store` delivers until the observation is cancelled.
     fileprivate func recordingAllChanges(of store: PreferenceStore) -> (APIChangeRecorder, PreferenceObservation) {
         let recorder = APIChangeRecorder()
-        return (recorder, store.observeAllKeys { recorder.record($0) })
+        return (recorder, store.observe { recorder.record($0) })
     }
 
     /// Starts counting `didChangeNotification` posts for `store`; the token must be removed.

@@ -13,32 +13,32 @@ struct SizeLimitTests {
         return try PreferenceStore(domain: "com.example.sized", configuration: configuration)
     }
 
-    /// Counts `sizeLimitExceededNotification`s from `store`, and whether each was a refusal.
-    final class Notifications: Sendable {
+    /// Records, as they are delivered, the size-limit events `store` hands to its
+    /// `sizeLimitEvents()` sequences: whether each was a refusal.
+    final class Events: Sendable {
         final class Log: Sendable { let entries = Mutex([Bool]()) }
-        let log = Log()
-        // Safety: set once in init and only read in deinit.
-        nonisolated(unsafe) let token: any NSObjectProtocol
+        private let log = Log()
+        private let observers: SizeLimitObservers
+        private let id: Int
         var refusals: [Bool] { log.entries.withLock { $0 } }
         init(_ store: PreferenceStore) {
             let log = self.log
-            token = NotificationCenter.default.addObserver(
-                forName: PreferenceStore.sizeLimitExceededNotification, object: store, queue: nil
-            ) { note in log.entries.withLock { $0.append(note.userInfo?["refused"] as? Bool ?? false) } }
+            observers = store.sizeLimitObservers
+            id = observers.add { event in log.entries.withLock { $0.append(event.wasRefused) } }
         }
-        deinit { NotificationCenter.default.removeObserver(token) }
+        deinit { observers.remove(id: id) }
     }
 
     @Test("crossing the soft limit warns once and keeps the value")
     func softLimit() throws {
         let fixture = try StoreFixture()
         let store = try store(fixture, soft: 1_000, hard: 100_000)
-        let notifications = Notifications(store)
+        let events = Events(store)
         store.set(Data(count: 600), forKey: "a")
-        #expect(notifications.refusals.isEmpty)
+        #expect(events.refusals.isEmpty)
         store.set(Data(count: 600), forKey: "b")
         store.set(Data(count: 10), forKey: "c")
-        #expect(notifications.refusals == [false], "one warning, when the limit is crossed")
+        #expect(events.refusals == [false], "one warning, when the limit is crossed")
         #expect(store.data(forKey: "b")?.count == 600)
     }
 
@@ -67,14 +67,14 @@ struct SizeLimitTests {
     func hardLimit() throws {
         let fixture = try StoreFixture()
         let store = try store(fixture, soft: 1_000, hard: 5_000)
-        let notifications = Notifications(store)
+        let events = Events(store)
         store.set("small", forKey: "kept")
         store.set(Data(count: 20_000), forKey: "huge")
         #expect(store.value(forKey: "huge") == nil)
         let error = #expect(throws: PreferencesError.self) { try store.trySet(.data(Data(count: 20_000)), forKey: "huge") }
         #expect(error?.code == .tooLarge)
         #expect(error?.description.contains("huge") == true)
-        #expect(notifications.refusals.filter { $0 }.count == 2)
+        #expect(events.refusals.filter { $0 }.count == 2)
         try store.flush()
         #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.sized")) == ["kept": "small"])
         // Shrinking is always allowed, even over the limit.

@@ -90,7 +90,7 @@ struct SnapshotTests {
         let fixture = try StoreFixture()
         let store = try fixture.store("com.example.own")
         let log = ChangeLog()
-        let observation = store.observeAllKeys { log.append($0) }
+        let observation = store.observe { log.append($0) }
         for index in 0..<100 { store.set(index, forKey: "k\(index)") }
         let published = { store.appDomain.state.withLock { $0.publishedKeyCount } }
         #expect(published() == 100)
@@ -124,7 +124,7 @@ struct SnapshotTests {
         disk["theirs"] = "other"
         try fixture.plant(disk, at: fixture.userFile("com.example.merge"))
         let log = ChangeLog()
-        let observation = store.observeAllKeys { log.append($0) }
+        let observation = store.observe { log.append($0) }
         store.set("again", forKey: "own")
         try store.flush()
         #expect(store.string(forKey: "theirs") == "other")

@@ -19,7 +19,7 @@ struct TransactionTests {
         let counter = try #require(store.appDomain.commitCounter, "the commit counter should open in a writable directory")
         let raisedBefore = counter.current
         let batches = BatchRecorder()
-        let observation = store.observeAllKeys { change in batches.record(change) }
+        let observation = store.observe { change in batches.record(change) }
         defer { observation.cancel() }
 
         try store.transaction { t in
@@ -148,7 +148,7 @@ struct TransactionTests {
         let torn = TornCounter()
         // Every batch the watcher delivers, and every read of a reader thread, must show the
         // three keys of one transaction.
-        let observation = store.observeAllKeys { _ in torn.check(store) }
+        let observation = store.observe { _ in torn.check(store) }
         defer { observation.cancel() }
         let stop = StopFlag()
         let reader = Thread {

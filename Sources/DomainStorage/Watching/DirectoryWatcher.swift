@@ -89,6 +89,23 @@ package final class DirectoryWatcher: Sendable {
         loop.perform(job)
     }
 
+    /// Whether the calling thread is this watcher's thread (`prefs-watcher`), the one that
+    /// runs its handlers and the jobs handed over with ``perform(_:)``.
+    package var isWatcherThread: Bool {
+        loop.isCurrentThread
+    }
+
+    /// Traps, naming `rule`, unless the calling thread is this watcher's thread: as
+    /// swift-nio's `preconditionInEventLoop` does for an event loop.
+    ///
+    /// For code that must run on the door thread only (the delivery of other processes'
+    /// changes); the library checks it in debug builds (`#if DEBUG`) only. It takes no lock.
+    package func preconditionOnWatcherThread(
+        _ rule: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        precondition(isWatcherThread, "not on the watcher thread (prefs-watcher): \(rule())", file: file, line: line)
+    }
+
     /// Makes the watcher behave exactly as if the kernel had reported an event queue overflow:
     /// every watch is checked and every handler is called once.
     ///

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import SystemPackage
 
 /// The watcher thread and the state it shares with the threads that register and cancel
@@ -53,6 +54,11 @@ package final class WatchLoop: Sendable {
 
     /// The table, the descriptors and the thread's bookkeeping, shared by every thread.
     private let state = ThreadLock(State(), rank: .watcher)
+
+    /// The thread's identifier (`SystemCalls.currentThread()`) while its body runs, else 0,
+    /// which no thread has: only the thread itself stores it, so a relaxed load by the thread
+    /// sees its own identifier and a load by any other thread cannot.
+    private let runningThread = Atomic<UInt>(0)
 
     /// Creates an idle loop; the thread and descriptors come with the first registration.
     package init() {}
@@ -139,6 +145,13 @@ package final class WatchLoop: Sendable {
         if let warning { DirectoryWatcher.warnPollingFallback(because: warning) }
     }
 
+    /// Whether the calling thread is this loop's thread, while it runs.
+    ///
+    /// One atomic load, no lock, so it may be asked anywhere, a critical section included.
+    package var isCurrentThread: Bool {
+        runningThread.load(ordering: .relaxed) == SystemCalls.currentThread()
+    }
+
     /// Makes the thread handle a queue overflow, exactly as if the kernel had reported one.
     package func simulateOverflow() {
         state.withLock { state in
@@ -181,6 +194,9 @@ package final class WatchLoop: Sendable {
         defer { buffer.deallocate() }
         let thread = SystemCalls.currentThread()
         state.withLock { $0.threadID = thread }
+        runningThread.store(thread, ordering: .relaxed)
+        // Cleared before the identifier can be handed to another thread.
+        defer { runningThread.store(0, ordering: .relaxed) }
         while let wait = state.withLock({ $0.nextWait(now: .now) }) {
             // The inotify instance first and the pipe last, each only if there is one.
             let descriptors = [wait.inotify, wait.wakeReadEnd].compactMap { $0 }

@@ -1,8 +1,8 @@
 /// A set that took a domain over its soft size limit, or was refused at its hard limit.
 ///
 /// Apple's systems warn only on tvOS and refuse silently at 4 MiB on iOS; a store here tells
-/// the program (this event, ``PreferenceStore/sizeLimitExceededNotification``), the journal
-/// and, for a refusal, the caller of ``PreferenceStore/trySet(_:forKey:)``.
+/// the program (this event, through ``PreferenceStore/sizeLimitEvents()``), the journal and,
+/// for a refusal, the caller of ``PreferenceStore/trySet(_:forKey:)``.
 public struct SizeLimitEvent: Sendable, Hashable {
     /// The key whose set crossed the limit.
     public let key: String

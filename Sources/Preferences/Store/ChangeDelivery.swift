@@ -48,6 +48,10 @@ final class ChangeDelivery: Sendable {
 
     private let state = ThreadLock(State(), rank: .delivery)
 
+    /// The rule ``drainOnWatcher(_:)`` checks in debug builds, as its trap states it.
+    static let watcherRule =
+        "other processes' changes are delivered on the watcher thread only (ARCHITECTURE.md, \"Where callbacks run\")"
+
     /// Queues a batch; true if nobody is handing batches out now, so the caller must, once it
     /// holds no lock, call ``drainOwn(_:handToWatcher:)`` (for a change this process made) or
     /// ``needsWatcher()`` (for one found in a file).
@@ -97,7 +101,14 @@ final class ChangeDelivery: Sendable {
     /// Hands every queued batch out, on the watcher thread: other processes' batches and any
     /// of this process's queued behind them. If another thread is handing out this store's
     /// own batches just now, it leaves the rest to the watcher again when it reaches them.
+    ///
+    /// Debug builds trap when this runs on any other thread, as swift-nio's
+    /// `preconditionInEventLoop` does: the one rule for other processes' changes would be
+    /// broken silently otherwise.
     func drainOnWatcher(_ deliver: (Batch) -> Void) {
+        #if DEBUG
+        DirectoryWatcher.shared.preconditionOnWatcherThread(Self.watcherRule)
+        #endif
         guard begin(asWatcher: true) else { return }
         while case .batch(let batch) = next(ownOnly: false) {
             deliver(batch)

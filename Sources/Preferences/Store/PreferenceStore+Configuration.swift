@@ -23,7 +23,8 @@ extension PreferenceStore {
         /// written, and a set that would make the domain larger is refused.
         public var sizeLimit: Int
         /// The soft size limit, in bytes (default 256 KiB): a set that makes the domain
-        /// larger logs a warning and posts `sizeLimitExceededNotification`.
+        /// larger logs a warning and delivers a ``SizeLimitEvent`` to
+        /// ``PreferenceStore/sizeLimitEvents()``.
         public var softSizeLimit: Int
         /// How long a write waits for another process's lock on the domain file.
         public var lockTimeout: Duration
@@ -37,7 +38,7 @@ extension PreferenceStore {
         /// On Linux a post costs even when nobody observes it (corelibs-Foundation bridges
         /// the notification's object on every post), and it is a large part of a `set`: the
         /// `set` rows of Benchmarks/RESULTS.md, with and without it, give the figures. A
-        /// program that observes with `observe(_:options:handler:)` or `updates(forKey:initial:)`
+        /// program that observes with `observe(_:options:handler:)` or `changes(of:initial:)`
         /// only can turn it off.
         public var postsDidChangeNotification: Bool
         /// How many earlier versions of each domain file are kept as generations (default 32):

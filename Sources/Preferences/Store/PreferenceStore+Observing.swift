@@ -1,10 +1,22 @@
 public import Foundation
 
+// The observation family, one rule for all of it (ARCHITECTURE.md, "Where callbacks run"):
+//
+// | spelling | delivers | starts with the current value |
+// |---|---|---|
+// | `observe(_:options:handler:)`, `observe(options:handler:)` | each change to a handler | with `.initial` (opt-in, as KVO) |
+// | `changes(of:initial:)` | a key's changes, as a sequence | yes, unless `initial: false` |
+// | `values(of:initial:)` | a typed key's values, as a sequence | yes, unless `initial: false` |
+// | `sizeLimitEvents()` | size-limit warnings and refusals, as values | no: events, not values |
+// | `didChangeNotification` | "something changed", as `UserDefaults` posts it | no |
+// | `ObservedPreference` | one key as an `Observable` property | it is the current value |
+//
+// The spellings these replaced are in `PreferenceStore+DeprecatedObservation.swift`.
 extension PreferenceStore {
     /// Posted on `NotificationCenter.default` with the store as object after its effective
     /// values change, whether this process or another made the change. As on Apple's
-    /// systems it carries no `userInfo`; use ``observeAllKeys(options:handler:)`` to learn
-    /// which keys changed. ``Configuration/postsDidChangeNotification`` turns it off.
+    /// systems it carries no `userInfo`; use ``observe(options:handler:)`` to learn which
+    /// keys changed. ``Configuration/postsDidChangeNotification`` turns it off.
     ///
     /// Posted synchronously (observers added with `queue: nil` run at once) on the thread
     /// that runs ``observe(_:options:handler:)-(String,_,_)``'s handlers, by the same rule:
@@ -12,10 +24,6 @@ extension PreferenceStore {
     /// there); for a change from another process or a hand edit, the process's watcher
     /// thread, never a thread that only read.
     public static let didChangeNotification = Notification.Name("PreferenceStoreDidChangeNotification")
-    /// Posted when a set takes the domain over its soft size limit, or is refused at its hard
-    /// limit, with the store as object and `userInfo` `key` (String), `size` and `limit`
-    /// (Int, bytes) and `refused` (Bool). ``sizeLimitEvents()`` delivers the same as values.
-    public static let sizeLimitExceededNotification = Notification.Name("PreferenceStoreSizeLimitExceededNotification")
 
     /// Calls `handler` for every effective change of `key`, from this process or any other
     /// (including hand edits of the file), KVO-style.
@@ -23,8 +31,9 @@ extension PreferenceStore {
     /// - Parameters:
     ///   - key: the key to observe, in the store's search list (any layer).
     ///   - options: `.old` and `.new` fill in the values (both by default); `.initial` calls
-    ///     the handler at once with the current value; `.prior` also calls it before each
-    ///     change this process makes with a setter (see ``PreferenceObservationOptions/prior``).
+    ///     the handler once with the current value before this returns, on the calling
+    ///     thread (opt-in, as in KVO); `.prior` also calls it before each change this process
+    ///     makes with a setter (see ``PreferenceObservationOptions/prior``).
     ///   - handler: called with no lock held, so it may read and write preferences, one
     ///     change batch at a time and in commit order. Where it runs:
     ///     - a change this process made (a setter, `modify`, a transaction, a
@@ -35,9 +44,9 @@ extension PreferenceStore {
     ///       thread) delivers it right after, so callbacks never overlap or go out of order;
     ///       `.prior` calls are made by the setting thread itself, before the change;
     ///     - a change from another process or a hand edit: on the process's watcher thread
-    ///       (`prefs-watcher`), and only there, whichever thread noticed it first. A getter
-    ///       never calls a handler, so a read made under a lock that a handler also takes
-    ///       cannot deadlock.
+    ///       (`prefs-watcher`), and only there, whichever thread noticed it first (debug
+    ///       builds trap if that rule is ever broken). A getter never calls a handler, so a
+    ///       read made under a lock that a handler also takes cannot deadlock.
     ///
     ///     See ARCHITECTURE.md, "Where callbacks run".
     /// - Returns: the observation; it ends when cancelled or released.
@@ -48,8 +57,19 @@ extension PreferenceStore {
         addObserver(forKey: key, options: options, handler: handler)
     }
 
-    /// Calls `handler` for every effective change of any key.
-    public func observeAllKeys(
+    /// Calls `handler` for every effective change of any key, KVO-style.
+    ///
+    /// The handler runs where ``observe(_:options:handler:)-(String,_,_)``'s does: on the
+    /// thread that made a change this process made, on the watcher thread (`prefs-watcher`)
+    /// for another process's change or a hand edit, with no lock held, one batch at a time
+    /// in commit order.
+    ///
+    /// - Parameters:
+    ///   - options: as for one key, except `.initial`, which has no one current value to
+    ///     report here and is ignored: read ``dictionaryRepresentation()`` after registering.
+    ///   - handler: called with each change.
+    /// - Returns: the observation; it ends when cancelled or released.
+    public func observe(
         options: PreferenceObservationOptions = [.old, .new],
         handler: @escaping @Sendable (PreferenceChange) -> Void
     ) -> PreferenceObservation {
@@ -58,6 +78,17 @@ extension PreferenceStore {
 
     /// Calls `handler` with typed old and new values (defaults applied) for every effective
     /// change of a typed key.
+    ///
+    /// The handler runs where ``observe(_:options:handler:)-(String,_,_)``'s does: the
+    /// `.initial` call on the calling thread before this returns; a change this process made
+    /// on the thread that made it; another process's change or a hand edit on the watcher
+    /// thread (`prefs-watcher`); with no lock held, one batch at a time in commit order.
+    ///
+    /// - Parameters:
+    ///   - key: the typed key to observe.
+    ///   - options: as for a key by name; old and new values are always filled in.
+    ///   - handler: called with each change.
+    /// - Returns: the observation; it ends when cancelled or released.
     public func observe<Value>(
         _ key: PreferenceKey<Value>, options: PreferenceObservationOptions = [.old, .new],
         handler: @escaping @Sendable (TypedPreferenceChange<Value>) -> Void
@@ -72,32 +103,51 @@ extension PreferenceStore {
         }
     }
 
-    /// The values of a typed key as an asynchronous sequence: with `initial`, the current
-    /// value first; then each new value, in commit order.
+    /// The changes of `key` as an asynchronous sequence, in commit order: with `initial` (the
+    /// default, as for every sequence the store makes), a change from nil to the current
+    /// value first.
     ///
-    /// It is fed by an ``observe(_:options:handler:)-(PreferenceKey<Value>,_,_)`` handler (so
-    /// from the threads that handler runs on) and consumed on the iterating task's executor.
+    /// It is fed by an ``observe(_:options:handler:)-(String,_,_)`` handler, so from the
+    /// threads that handler runs on (the thread that made a change this process made, the
+    /// watcher thread for another process's; the initial change on the calling thread, before
+    /// this returns), and consumed on the iterating task's executor.
     ///
     /// Like every sequence the store makes, it buffers without limit (`.unbounded`): no
     /// change is dropped, however slowly it is consumed. It ends when the task iterating it is
     /// cancelled.
-    public func updates<Value>(_ key: PreferenceKey<Value>, initial: Bool = true) -> AsyncStream<Value> {
+    ///
+    /// - Parameters:
+    ///   - key: the key to follow, in the store's search list (any layer).
+    ///   - initial: whether the sequence starts with the current value.
+    /// - Returns: the sequence of ``PreferenceChange``s, old and new values filled in.
+    public func changes(of key: String, initial: Bool = true) -> AsyncStream<PreferenceChange> {
         AsyncStream(bufferingPolicy: .unbounded) { continuation in
-            let options: PreferenceObservationOptions = initial ? [.initial, .new] : [.new]
-            let observation = observe(key, options: options) { continuation.yield($0.newValue) }
+            let options: PreferenceObservationOptions = initial ? [.initial, .old, .new] : [.old, .new]
+            let observation = observe(key, options: options) { continuation.yield($0) }
             continuation.onTermination = { _ in observation.cancel() }
         }
     }
 
-    /// The changes of `key` as an asynchronous sequence, in commit order: with `initial`, a
-    /// change from nil to the current value first.
+    /// The values of a typed key as an asynchronous sequence, in commit order: with `initial`
+    /// (the default, as for every sequence the store makes), the current value first; then
+    /// each new value.
     ///
-    /// Buffers without limit, as ``updates(_:initial:)`` does; ends when the task iterating
+    /// It is fed by an ``observe(_:options:handler:)-(PreferenceKey<Value>,_,_)`` handler, so
+    /// from the threads that handler runs on (the thread that made a change this process
+    /// made, the watcher thread for another process's; the initial value on the calling
+    /// thread, before this returns), and consumed on the iterating task's executor.
+    ///
+    /// Buffers without limit, as ``changes(of:initial:)`` does; ends when the task iterating
     /// it is cancelled.
-    public func updates(forKey key: String, initial: Bool = false) -> AsyncStream<PreferenceChange> {
+    ///
+    /// - Parameters:
+    ///   - key: the typed key to follow.
+    ///   - initial: whether the sequence starts with the current value.
+    /// - Returns: the sequence of values, the key's default where it has none.
+    public func values<Value>(of key: PreferenceKey<Value>, initial: Bool = true) -> AsyncStream<Value> {
         AsyncStream(bufferingPolicy: .unbounded) { continuation in
-            let options: PreferenceObservationOptions = initial ? [.initial, .old, .new] : [.old, .new]
-            let observation = observe(key, options: options) { continuation.yield($0) }
+            let options: PreferenceObservationOptions = initial ? [.initial, .new] : [.new]
+            let observation = observe(key, options: options) { continuation.yield($0.newValue) }
             continuation.onTermination = { _ in observation.cancel() }
         }
     }
@@ -154,8 +204,9 @@ extension PreferenceStore {
         DirectoryWatcher.shared.perform { [self] in deliverOnWatcher() }
     }
 
-    /// Hands out every queued batch; on the watcher thread only.
-    private func deliverOnWatcher() {
+    /// Hands out every queued batch; on the watcher thread only (debug builds trap
+    /// elsewhere: see ``ChangeDelivery/drainOnWatcher(_:)``).
+    func deliverOnWatcher() {
         delivery.drainOnWatcher { batch in deliver(batch) }
     }
 

@@ -26,8 +26,8 @@ extension PreferenceStore {
     ///
     /// Visible to reads in this process at once; written in the background. Setting the
     /// value a key already has does nothing at all. A set that would make the domain larger
-    /// than its hard size limit is refused (logged, and `sizeLimitExceededNotification` is
-    /// posted); use ``trySet(_:forKey:)`` to be told.
+    /// than its hard size limit is refused (logged, and delivered to ``sizeLimitEvents()``);
+    /// use ``trySet(_:forKey:)`` to be told.
     ///
     /// A value that breaks the rule its key is declared with in the domain's schema is not
     /// set either: the key keeps its value and a warning naming the key, the value, the rule
@@ -90,11 +90,13 @@ extension PreferenceStore {
         }
     }
 
-    /// Logs a size-limit warning or refusal and posts ``sizeLimitExceededNotification``.
+    /// Logs a size-limit warning or refusal, then hands it to ``sizeLimitEvents()``'
+    /// sequences and posts the deprecated `sizeLimitExceededNotification`, on this thread.
     private func reportSizeLimit(key: String, size: Int, limit: Int, event: PreferencesLogEvent, error: PreferencesError?) {
         defer {
+            sizeLimitObservers.deliver(SizeLimitEvent(key: key, size: size, limit: limit, wasRefused: error != nil))
             NotificationCenter.default.post(
-                name: Self.sizeLimitExceededNotification, object: self,
+                name: Self.sizeLimitNotificationName, object: self,
                 userInfo: ["key": key, "size": size, "limit": limit, "refused": error != nil])
         }
         // A program setting in a loop must not flood the journal: 10 entries per kind per

@@ -56,6 +56,8 @@ public final class PreferenceStore: Sendable {
     @usableFromInline let snapshot: LeftRight<ResolvedValues>
     /// Who is told about changes.
     let observers = ObserverTable()
+    /// Who is told about size-limit warnings and refusals (``sizeLimitEvents()``).
+    let sizeLimitObservers = SizeLimitObservers()
     /// The ordered path from commits to observers, sequences and notifications.
     let delivery = ChangeDelivery()
     /// The commit counters reads compare, to catch up with other processes' writes.

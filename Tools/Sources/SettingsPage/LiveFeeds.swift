@@ -25,7 +25,7 @@ final class LiveFeeds: Sendable {
         let subscription = LiveSubscription(number: number, domain: name, feeds: self)
         feeds.withLock { feeds in
             if feeds[name] == nil {
-                let observation = store.observeAllKeys(options: [.new]) { [weak self] change in
+                let observation = store.observe(options: [.new]) { [weak self] change in
                     self?.publish(change.key, domain: name)
                 }
                 feeds[name] = Feed(observation: observation, pages: [:])

@@ -40,7 +40,7 @@ struct Watch: ParsableCommand {
         if let key {
             observation = store.observe(key, options: [.old, .new]) { printer.print($0) }
         } else {
-            observation = store.observeAllKeys(options: [.old, .new]) { printer.print($0) }
+            observation = store.observe(options: [.old, .new]) { printer.print($0) }
         }
         Output.error("Watching \(location)\(key.map { " key \($0)" } ?? "") for changes (interrupt to stop)")
         // Changes arrive on the library's watcher thread; this thread only keeps the

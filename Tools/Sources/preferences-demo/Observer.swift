@@ -13,7 +13,7 @@ enum Observer {
         } catch {
             fatal("cannot open \(domain): \(error)")
         }
-        let observation = store.observeAllKeys { change in
+        let observation = store.observe { change in
             guard change.key != "SentAt" else { return }
             let sentAt = store.value(forKey: "SentAt")?.integerValue?.int64Value
             let latency = sentAt.map { Double(monotonicNanoseconds() - $0) / 1_000_000 }

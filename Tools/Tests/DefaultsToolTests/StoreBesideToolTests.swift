@@ -22,7 +22,7 @@ struct StoreBesideToolTests {
         #expect(store.integer(forKey: "x") == 1 && store.integer(forKey: "y") == 2)
         #expect(try files.generations(at: location).count == before + 1, "one commit")
         let recorded = Mutex<[PreferenceChange]>([])
-        let observation = store.observeAllKeys { change in recorded.withLock { $0.append(change) } }
+        let observation = store.observe { change in recorded.withLock { $0.append(change) } }
         defer { observation.cancel() }
         try tool.output(["undo", domain])
         #expect(store.integer(forKey: "x") == 0 && store.object(forKey: "y") == nil)
