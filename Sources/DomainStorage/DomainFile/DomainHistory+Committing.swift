@@ -317,12 +317,12 @@ extension DomainHistory {
         let isNew = warned.withLock { $0.insert(key).inserted }
         guard isNew else { return }
         var metadata: Logger.Metadata = [
-            "MESSAGE_ID": .string(PreferencesLogEvent.historyUnusable.messageID),
-            "PREFERENCES_ERROR": .string(problem.code.description),
-            "PREFERENCES_PATH": .string(file.path),
-            "PREFERENCES_HISTORY_PATH": .string(key),
+            PreferencesLogField.messageID: .string(PreferencesLogEvent.historyUnusable.messageID),
+            PreferencesLogField.error: .string(problem.code.description),
+            PreferencesLogField.path: .string(file.path),
+            PreferencesLogField.historyPath: .string(key),
         ]
-        if let errno = problem.errno { metadata["ERRNO"] = .string(String(errno)) }
+        if let errno = problem.errno { metadata[PreferencesLogField.errno] = .string(String(errno)) }
         logger.warning("no generation of \(file.path) is kept: \(problem.description)", metadata: metadata)
     }
 }
