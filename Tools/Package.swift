@@ -113,6 +113,9 @@ let package = Package(
             dependencies: [
                 .product(name: "Preferences", package: "swift-preferences"),
                 .product(name: "PropertyList", package: "swift-preferences"),
+                // For the journal's field names (`JournalFieldName.messageID`); linked anyway,
+                // through Preferences.
+                .product(name: "JournaldLogging", package: "swift-preferences"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -33,6 +33,14 @@ public struct DeclaredKey: Sendable, Hashable {
     /// schema, `IsSecure` on a Settings.bundle text field.
     public var isPrivate: Bool = false
 
+    /// What is shown instead of the value of a key declared private (``isPrivate``) wherever
+    /// values are printed for people or logs: `<private>`, as Apple's unified logging shows a
+    /// value it keeps out of the log.
+    ///
+    /// One spelling for the library's log entries and every tool built on it, so a search of
+    /// the journal or of a tool's output for redacted values finds them all.
+    public static let privateValuePlaceholder = "<private>"
+
     /// Declares a key.
     public init(
         name: String, type: DeclaredType, defaultValue: PropertyListValue? = nil,

@@ -23,40 +23,22 @@ public struct SchemaSearchPath: Sendable, Hashable {
     public init(environment: [String: String], home: String) {
         if let explicit = environment["PREFERENCES_SCHEMA_PATH"] {
             var seen = Set<String>()
-            directories = explicit.split(separator: ":").filter { $0.hasPrefix("/") }.map { entry in
-                var trimmed = entry
-                while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-                return String(trimmed)
-            }.filter { seen.insert($0).inserted }
+            directories = explicit.split(separator: ":").filter { $0.hasPrefix("/") }.map { $0.trimmingTrailingSlashes() }
+                .filter { seen.insert($0).inserted }
             return
         }
         var result: [String] = []
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? Self.trimmed(home) + "/.local/share"
+        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home.pathAppending(".local/share")
         // XDG_DATA_HOME's trailing slashes are trimmed like XDG_DATA_DIRS' entries: else
         // "/data/" gave "/data//preferences/schemas", which the duplicate filter below does
         // not see as the same directory as XDG_DATA_DIRS' "/data".
-        result.append(Self.schemas(under: Substring(dataHome)))
+        result.append(dataHome.pathAppending("preferences/schemas"))
         let dataDirs = environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share/:/usr/share/"
         for entry in dataDirs.split(separator: ":") where entry.hasPrefix("/") {
-            result.append(Self.schemas(under: entry))
+            result.append(entry.pathAppending("preferences/schemas"))
         }
         var seen = Set<String>()
         directories = result.filter { seen.insert($0).inserted }
-    }
-
-    /// `path` without trailing slashes ("/" stays "").
-    private static func trimmed(_ path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        return String(trimmed)
-    }
-
-    /// `<directory>/preferences/schemas`, the directory's trailing slashes trimmed (all of
-    /// them: "/" gives "/preferences/schemas", not "//preferences/schemas").
-    private static func schemas(under directory: Substring) -> String {
-        var trimmed = directory
-        while trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        return trimmed + "/preferences/schemas"
     }
 
     /// The places a schema for `domain` may be, in the order they are tried: each

@@ -19,9 +19,8 @@ enum SettingsBundle {
     /// The bundle directory when `path` names one (`X.bundle`, `X.bundle/`, or
     /// `X.bundle/Root.plist`), else nil.
     static func bundleDirectory(of path: String) -> String? {
-        var trimmed = Substring(path)
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        if trimmed.hasSuffix(".bundle") { return String(trimmed) }
+        let trimmed = path.trimmingTrailingSlashes()
+        if trimmed.hasSuffix(".bundle") { return trimmed }
         if trimmed.hasSuffix(".bundle/Root.plist") { return String(trimmed.dropLast("/Root.plist".count)) }
         return nil
     }

@@ -20,12 +20,14 @@ public struct StringsTable: Sendable, Hashable {
     public init(data: Data, path: String) throws(SchemaError) {
         let value: PropertyListValue
         do throws(PropertyListError) {
-            if data.starts(with: Array("bplist".utf8)) {
-                value = try PropertyListValue(decodingAnyFormat: data)
+            if PropertyListFormat.detect(data) == .binary {
+                value = try BinaryPropertyListDecoder().decode(data)
             } else {
+                // Told apart as every reader does (the text is UTF-8 now, whatever the file's
+                // encoding was).
                 let text = Self.text(of: data)
-                if text.drop(while: \.isWhitespace).hasPrefix("<") {
-                    value = try PropertyListValue(decodingAnyFormat: Data(text.utf8))
+                if PropertyListFormat.detect(text.utf8) == .xml {
+                    value = try XMLPropertyListDecoder().decode(Data(text.utf8))
                 } else {
                     // A strings file is a dictionary's entries without the braces; a file that
                     // has them (some tools write them) reads as it is.

@@ -15,7 +15,26 @@
 ///
 /// Two keys may map to the same name (`a.b` and `a_b`); journald keeps both values, as a
 /// field may repeat.
-enum JournalFieldName {
+///
+/// It also names the journal fields with a meaning to journald that a program sets itself,
+/// as metadata keys: such a name is valid, so it passes through the rules unchanged.
+///
+/// ```swift
+/// logger.error("Upload failed", metadata: [
+///     JournalFieldName.messageID: "8f2c5c0e4a1d4b5e9d1f0a2b3c4d5e6f",
+///     JournalFieldName.errno: "28",
+/// ])
+/// ```
+public enum JournalFieldName {
+    /// `MESSAGE_ID`: the kind of entry, a 128-bit id written as 32 lowercase hex digits, so
+    /// `journalctl MESSAGE_ID=…` finds every entry of the kind and `journalctl -x` adds its
+    /// explanation from an installed catalog.
+    public static let messageID = "MESSAGE_ID"
+
+    /// `ERRNO`: the `errno` the entry reports, in decimal (`28`), which `journalctl` can match
+    /// as any other field.
+    public static let errno = "ERRNO"
+
     /// The longest name journald accepts.
     static let maximumLength = 64
 

@@ -215,16 +215,28 @@ struct BridgingTests {
         #expect((dictionary["k"] as? [String: Any])?["n"] as? Int == 2)
     }
 
+    /// A value to bridge, named for the test log: a container prints as a line of hundreds of
+    /// characters, `PropertyList.PropertyListValue` at every element.
+    struct Value: Sendable, CustomTestStringConvertible {
+        let testDescription: String
+        let plist: PropertyListValue
+        init(_ name: String, _ plist: PropertyListValue) {
+            self.testDescription = name
+            self.plist = plist
+        }
+    }
+
     @Test(
         "bridging a bridged value gives the same value back",
         arguments: [
-            PropertyListValue.bool(false), .integer(0), .integer(1), .integer(PropertyListInteger(UInt64.max)),
-            .integer(PropertyListInteger(Int64.min)), .float(12.34), .double(-0.5), .string(""),
-            .date(Date(timeIntervalSinceReferenceDate: -1)), .data(Data()),
-            .array([.bool(true), 1, .float(2), .double(2), ["x": [.data(Data([1]))]]]),
-            .dictionary(["a": [], "b": [:], "c": .bool(false), "d": 0]),
+            Value("false", .bool(false)), Value("integer 0", .integer(0)), Value("integer 1", .integer(1)),
+            Value("UInt64.max", .integer(PropertyListInteger(UInt64.max))), Value("Int64.min", .integer(PropertyListInteger(Int64.min))),
+            Value("float", .float(12.34)), Value("double", .double(-0.5)), Value("empty string", .string("")),
+            Value("date", .date(Date(timeIntervalSinceReferenceDate: -1))), Value("empty data", .data(Data())),
+            Value("array of every kind", .array([.bool(true), 1, .float(2), .double(2), ["x": [.data(Data([1]))]]])),
+            Value("dictionary with empty containers", .dictionary(["a": [], "b": [:], "c": .bool(false), "d": 0])),
         ])
-    func roundTrip(value: PropertyListValue) {
-        #expect(PropertyListValue(bridging: value.bridged) == value)
+    func roundTrip(_ value: Value) {
+        #expect(PropertyListValue(bridging: value.plist.bridged) == value.plist)
     }
 }

@@ -252,6 +252,33 @@ struct GenerationTests {
         #expect(try Self.files(fixture).persistentDomainValues(at: .named(Self.domain))?["n"] == 4)
     }
 
+    @Test("a copy's temporary file left in the history by a writer that died is removed by the next commit; no other name is")
+    func orphanedCopyRemoved() throws {
+        let fixture = try StoreFixture()
+        let store = try Self.store(fixture)
+        try Self.commit(store, rounds: 1...2)
+        let history = Self.historyDirectory(fixture)
+        // What a crash between writing a copy (a redacted or purged generation) and renaming it leaves.
+        let orphans = [".1.plist.4242-0.tmp", ".17.plist.1-23.tmp"]
+        // Alike, but not of that exact form: someone else's, never touched.
+        let others = [
+            ".1.plist.tmp", "1.plist.4242-0.tmp", ".x.plist.4242-0.tmp", ".01.plist.4242-0.tmp", ".1.plist.4242-.tmp",
+            ".1.plist.42-42-0.tmp", ".1.plist.4242-0.tmp~", ".1.plist.4242-0.tmp.bak", "notes.txt",
+        ]
+        // Left a clock tick after the last commit, as a crash leaves them: the directory's times
+        // then show this process's remembered listing to be stale, and the commit lists it.
+        Thread.sleep(forTimeInterval: 0.05)
+        for name in orphans + others {
+            #expect(FileManager.default.createFile(atPath: "\(history)/\(name)", contents: Data("x".utf8)))
+        }
+
+        try Self.commit(store, rounds: 3...3)
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: history))
+        #expect(names.isDisjoint(with: orphans))
+        #expect(names.isSuperset(of: others))
+        #expect(Self.kept(fixture) == [1, 2])
+    }
+
     @Test("a generation written over by a commit while it is read is dropped, never listed with the new version's values")
     func readOfRecycledGeneration() throws {
         let fixture = try StoreFixture()

@@ -15,10 +15,10 @@ struct EncoderTests {
         return (Int(bytes[t + 6]), Int(bytes[t + 7]), count)
     }
 
-    @Test("every value round-trips bit for bit", arguments: InteropCases.all.sorted { $0.key < $1.key })
-    func roundTrip(name: String, value: PropertyListValue) throws {
-        let decoded = try decoder.decode(try encoder.encode(value))
-        #expect(isIdentical(decoded, value), "\(name)")
+    @Test("every value round-trips bit for bit", arguments: InteropCases.cases)
+    func roundTrip(_ testCase: InteropCases.Case) throws {
+        let decoded = try decoder.decode(try encoder.encode(testCase.value))
+        #expect(isIdentical(decoded, testCase.value), "\(testCase.name)")
     }
 
     @Test(

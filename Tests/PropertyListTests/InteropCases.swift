@@ -1,5 +1,6 @@
 import Foundation
 import PropertyList
+import Testing
 
 /// The values exchanged with CPython's plistlib, under the names its side uses
 /// (`Fixtures/plistlib_interop.py`). Each side spells its expectations independently.
@@ -22,6 +23,20 @@ enum InteropCases {
         var value: PropertyListValue = "bottom"
         for _ in 0..<depth { value = [value] }
         return value
+    }
+
+    /// One case as a test's argument, named by its name alone: the test log prints each
+    /// argument as its case starts, and the whole value of `dict_10000_keys` is a line of
+    /// hundreds of kilobytes.
+    struct Case: Sendable, CustomTestStringConvertible {
+        let name: String
+        let value: PropertyListValue
+        var testDescription: String { name }
+    }
+
+    /// Every case, ordered by name.
+    static var cases: [Case] {
+        all.sorted { $0.key < $1.key }.map { Case(name: $0.key, value: $0.value) }
     }
 
     static let all: [String: PropertyListValue] = {

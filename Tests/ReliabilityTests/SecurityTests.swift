@@ -10,18 +10,18 @@ import TestSupport
 struct SecurityTests {
     @Test(
         "hostile domain names are rejected before any file-system call",
-        arguments: ["../x", "..", "a/b", "/etc/passwd", "nul\u{0}byte", "", String(repeating: "x", count: 201), "new\nline"])
-    func hostileNames(name: String) throws {
+        arguments: ["../x", "..", "a/b", "/etc/passwd", "nul\u{0}byte", "", ArgumentText(String(repeating: "x", count: 201)), "new\nline"])
+    func hostileNames(name: ArgumentText) throws {
         let fixture = try ReliabilityFixture()
         // A directory the store would have to create: it must never appear.
         let home = fixture.directory.file("not-yet").path
         var environment = fixture.environment
         environment["PREFERENCES_HOME"] = home
         let error = #expect(throws: PreferencesError.self) {
-            try PreferenceStore(domain: name, configuration: .init(environment: environment, arguments: ["test"]))
+            try PreferenceStore(domain: name.value, configuration: .init(environment: environment, arguments: ["test"]))
         }
         #expect(error?.code == .invalidDomainName, "\(String(describing: error))")
-        #expect(PreferenceStore(suiteName: name) == nil)
+        #expect(PreferenceStore(suiteName: name.value) == nil)
         #expect(!FileManager.default.fileExists(atPath: home))
     }
 

@@ -1,3 +1,4 @@
+import DeclaredSettings
 package import SystemPackage
 
 /// One domain's file and the protocol for reading and replacing it.
@@ -27,11 +28,9 @@ package struct DomainFile: Sendable, Hashable {
             !fileName.isEmpty && fileName != "." && fileName != ".." && !fileName.contains("/")
                 && !fileName.utf8.contains(0),
             "a domain file's name must be a single path component, not \"\(fileName)\"")
-        var trimmed = Substring(directory)
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        self.directory = String(trimmed)
+        self.directory = directory.trimmingTrailingSlashes()
         self.fileName = fileName
-        path = directory == "/" ? "/" + fileName : self.directory + "/" + fileName
+        path = self.directory.pathAppending(fileName)
         systemPath = FilePath(path)
     }
 
@@ -77,6 +76,6 @@ package struct DomainFile: Sendable, Hashable {
 
     /// The path of a file in the same directory.
     package func siblingPath(_ name: String) -> String {
-        directory == "/" ? "/" + name : directory + "/" + name
+        directory.pathAppending(name)
     }
 }

@@ -292,6 +292,12 @@ extension DomainHistory {
 
     /// The generations in the open directory and their sizes: remembered, if still true (see
     /// ``Listing``), else listed and examined.
+    ///
+    /// A listing also removes the temporary files of copies whose writer died before renaming
+    /// them (``isTemporaryCopyName(_:)``): the caller holds the domain's lock, so none is being
+    /// written, and nothing else would ever remove them. A remembered listing skips this for
+    /// free: it is used only while nobody has added a name to the directory since this process
+    /// listed it or committed there last.
     private func listing(of directory: FileDescriptor, status: Stat, replacing recordedSequence: UInt64) -> [UInt64: Int64] {
         let path = directoryPath
         if recordedSequence > 0, let remembered = Self.listings.withLock({ $0[path] }), remembered.sequence == recordedSequence,
@@ -300,8 +306,13 @@ extension DomainHistory {
             return remembered.generations
         }
         var generations: [UInt64: Int64] = [:]
-        for number in Self.generationNumbers(in: directory) {
-            generations[number] = (try? Stat(FilePath(Self.fileName(ofGeneration: number)), relativeTo: directory, flags: .symlinkNoFollow).size) ?? 0
+        for name in (try? SystemCalls.directoryEntries(in: directory)) ?? [] {
+            if let number = Self.generationNumber(ofFileName: name) {
+                generations[number] = (try? Stat(FilePath(name), relativeTo: directory, flags: .symlinkNoFollow).size) ?? 0
+            } else if Self.isTemporaryCopyName(name) {
+                // A failure only leaves the orphan for the next listing.
+                try? SystemCalls.unlink(name, in: directory)
+            }
         }
         return generations
     }
@@ -317,12 +328,12 @@ extension DomainHistory {
         let isNew = warned.withLock { $0.insert(key).inserted }
         guard isNew else { return }
         var metadata: Logger.Metadata = [
-            "MESSAGE_ID": .string(PreferencesLogEvent.historyUnusable.messageID),
-            "PREFERENCES_ERROR": .string(problem.code.description),
-            "PREFERENCES_PATH": .string(file.path),
-            "PREFERENCES_HISTORY_PATH": .string(key),
+            PreferencesLogField.messageID: .string(PreferencesLogEvent.historyUnusable.messageID),
+            PreferencesLogField.error: .string(problem.code.description),
+            PreferencesLogField.path: .string(file.path),
+            PreferencesLogField.historyPath: .string(key),
         ]
-        if let errno = problem.errno { metadata["ERRNO"] = .string(String(errno)) }
+        if let errno = problem.errno { metadata[PreferencesLogField.errno] = .string(String(errno)) }
         logger.warning("no generation of \(file.path) is kept: \(problem.description)", metadata: metadata)
     }
 }

@@ -17,7 +17,7 @@ extension DomainHistory {
         of source: FilePath, holding bytes: [UInt8], into directory: FileDescriptor, as name: String, replacing: Bool = false
     ) throws(Errno) {
         let status = try Errno.typed { try source.stat(followTargetSymlink: false) }
-        let temporary = ".\(name).\(SystemCalls.processID())-\(copyCounter.add(1, ordering: .relaxed).oldValue).tmp"
+        let temporary = ".\(name).\(SystemCalls.processID())-\(copyCounter.add(1, ordering: .relaxed).oldValue)\(temporarySuffix)"
         let descriptor = try SystemCalls.createExclusively(temporary, in: directory, permissions: .ownerReadWrite)
         do throws(Errno) {
             defer { try? descriptor.close() }
@@ -36,5 +36,26 @@ extension DomainHistory {
             try? SystemCalls.unlink(temporary, in: directory)
             throw error
         }
+    }
+
+    /// The end of every temporary name ``writeCopy(of:holding:into:as:replacing:)`` uses.
+    private static let temporarySuffix = ".tmp"
+
+    /// Whether `name` is the temporary name ``writeCopy(of:holding:into:as:replacing:)`` gives
+    /// a generation it writes, `.<N>.plist.<digits>-<digits>.tmp`, and nothing else.
+    ///
+    /// Copies are written only under the domain's lock and their temporary file is renamed or
+    /// removed before the lock is let go, so a holder of the lock that finds one knows its
+    /// writer died (a crash, a power cut) and may remove it: nobody else ever would. The whole
+    /// name must match, so a file of any other form put in the directory is never taken.
+    package static func isTemporaryCopyName(_ name: String) -> Bool {
+        guard name.hasPrefix("."), name.hasSuffix(temporarySuffix) else { return false }
+        // `<N>.plist.<pid>-<counter>`: split at its last dot, as the generation's name has one.
+        let middle = name.utf8.dropFirst().dropLast(temporarySuffix.utf8.count)
+        guard let dot = middle.lastIndex(of: UInt8(ascii: ".")) else { return false }
+        let generation = String(decoding: middle[..<dot], as: UTF8.self)
+        let parts = middle[middle.index(after: dot)...].split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+        return generationNumber(ofFileName: generation) != nil && parts.count == 2
+            && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }
     }
 }

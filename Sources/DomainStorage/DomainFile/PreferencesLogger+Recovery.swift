@@ -9,11 +9,11 @@ extension PreferencesLogger {
         logger.warning(
             "\(message)",
             metadata: [
-                "MESSAGE_ID": .string(PreferencesLogEvent.recovered.messageID),
-                "PREFERENCES_ERROR": .string(recovery.reason.code.description),
-                "PREFERENCES_PATH": .string(recovery.path),
-                "PREFERENCES_GENERATION": .string(String(recovery.generation)),
-                "PREFERENCES_GENERATION_PATH": .string(recovery.generationPath),
+                PreferencesLogField.messageID: .string(PreferencesLogEvent.recovered.messageID),
+                PreferencesLogField.error: .string(recovery.reason.code.description),
+                PreferencesLogField.path: .string(recovery.path),
+                PreferencesLogField.generation: .string(String(recovery.generation)),
+                PreferencesLogField.generationPath: .string(recovery.generationPath),
             ])
     }
 }

@@ -1,3 +1,4 @@
+import DeclaredSettings
 import Foundation
 
 /// Where a domain file's commit counter lives.
@@ -20,8 +21,7 @@ package struct CommitCounterLocation: Sendable, Equatable {
     /// The location for `file` given the runtime directory (nil or unusable: beside the file).
     package init(for file: DomainFile, runtimeDirectory: String?) {
         if let runtimeDirectory, runtimeDirectory.hasPrefix("/"), SystemCalls.isSearchableDirectory(runtimeDirectory) {
-            let base = runtimeDirectory.hasSuffix("/") ? String(runtimeDirectory.dropLast()) : runtimeDirectory
-            directory = base + "/swift-preferences"
+            directory = runtimeDirectory.pathAppending("swift-preferences")
             // Long enough to tell domains apart, short enough to leave room for the hash.
             let prefix = String(decoding: file.fileName.utf8.prefix(180), as: UTF8.self)
             name = prefix + "-" + Self.hexDigits(Self.hash(file.path))

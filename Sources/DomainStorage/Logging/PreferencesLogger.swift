@@ -83,7 +83,7 @@ package enum PreferencesLogger {
         guard count > 0 else { return }
         logger.warning(
             "suppressed \(count) more entries like the last (at most \(entriesPerWindow) per \(window))",
-            metadata: ["MESSAGE_ID": .string(event.messageID), "PREFERENCES_SUPPRESSED": .string(String(count))])
+            metadata: [PreferencesLogField.messageID: .string(event.messageID), PreferencesLogField.suppressed: .string(String(count))])
     }
 
     /// Whether `message` may be logged now: once per ten seconds per distinct message.
@@ -102,11 +102,11 @@ package enum PreferencesLogger {
         let message = error.description
         guard admitOnce(message) else { return }
         var metadata: Logger.Metadata = [
-            "MESSAGE_ID": .string(event.messageID),
-            "PREFERENCES_ERROR": .string(error.code.description),
+            PreferencesLogField.messageID: .string(event.messageID),
+            PreferencesLogField.error: .string(error.code.description),
         ]
-        if let path = error.path { metadata["PREFERENCES_PATH"] = .string(path) }
-        if let errno = error.errno { metadata["ERRNO"] = .string(String(errno)) }
+        if let path = error.path { metadata[PreferencesLogField.path] = .string(path) }
+        if let errno = error.errno { metadata[PreferencesLogField.errno] = .string(String(errno)) }
         logger.error("\(message)", metadata: metadata)
     }
 }

@@ -1,3 +1,5 @@
+import DeclaredSettings
+
 /// Watches the directories of domain files with one inotify descriptor and one thread per
 /// process.
 ///
@@ -67,9 +69,7 @@ package final class DirectoryWatcher: Sendable {
             !fileName.isEmpty && fileName != "." && fileName != ".." && !fileName.contains("/")
                 && !fileName.utf8.contains(0),
             "a watched file's name must be a single path component, not \"\(fileName)\"")
-        var trimmed = Substring(directory)
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        let id = loop.add(directory: String(trimmed), fileName: fileName, handler: handler)
+        let id = loop.add(directory: directory.trimmingTrailingSlashes(), fileName: fileName, handler: handler)
         return Registration(watcher: self, id: id)
     }
 
@@ -78,9 +78,7 @@ package final class DirectoryWatcher: Sendable {
     /// rather than at the next retry, up to 100 ms later: a change in that window, even the
     /// directory's removal, would otherwise go unseen. Cheap when the directory is watched.
     package func directoryMayHaveAppeared(_ directory: String) {
-        var trimmed = Substring(directory)
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        loop.retryNow(String(trimmed))
+        loop.retryNow(directory.trimmingTrailingSlashes())
     }
 
     /// Runs `job` on the watcher thread, after the handlers of its current turn and after the

@@ -1,3 +1,4 @@
+import DeclaredSettings
 import Foundation
 
 
@@ -36,22 +37,22 @@ struct DomainLocations: Sendable, Hashable {
     init(environment: [String: String], machineID: String? = DomainLocations.readMachineID()) {
         let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? FileManager.default.homeDirectoryForCurrentUser.path
-        homeDirectory = Self.trimmingTrailingSlashes(home)
+        homeDirectory = home.trimmingTrailingSlashes()
         if let explicit = environment["PREFERENCES_HOME"], !explicit.isEmpty {
-            userDirectory = Self.trimmingTrailingSlashes(explicit)
+            userDirectory = explicit.trimmingTrailingSlashes()
         } else if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
             // The XDG spec says a relative value is invalid and must be ignored.
-            userDirectory = Self.trimmingTrailingSlashes(config) + "/preferences"
+            userDirectory = config.pathAppending("preferences")
         } else {
             userDirectory = homeDirectory + "/.config/preferences"
         }
         if let system = environment["PREFERENCES_SYSTEM_DIR"], !system.isEmpty {
-            systemDirectory = Self.trimmingTrailingSlashes(system)
+            systemDirectory = system.trimmingTrailingSlashes()
         } else {
             systemDirectory = "/etc/preferences"
         }
         self.machineID = machineID
-        runtimeDirectory = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? Self.trimmingTrailingSlashes($0) : nil }
+        runtimeDirectory = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0.trimmingTrailingSlashes() : nil }
     }
 
     var byHostDirectory: String { userDirectory + "/ByHost" }
@@ -69,11 +70,5 @@ struct DomainLocations: Sendable, Hashable {
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard text.count == 32, text.allSatisfy({ $0.isHexDigit }) else { return nil }
         return text.lowercased()
-    }
-
-    private static func trimmingTrailingSlashes(_ path: String) -> String {
-        var path = path
-        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
-        return path
     }
 }

@@ -1,3 +1,4 @@
+import DeclaredSettings
 import Foundation
 
 /// A persistent domain as a tool names one: a domain name, the global domain, or a
@@ -68,7 +69,7 @@ public struct PersistentDomainLocation: Sendable, Hashable, CustomStringConverti
         switch kind {
         case .named(let name): name
         case .global: DomainLocations.globalDomainName
-        case .file(let directory, let fileName): directory == "/" ? "/" + fileName : directory + "/" + fileName
+        case .file(let directory, let fileName): directory.pathAppending(fileName)
         }
     }
 

@@ -30,14 +30,16 @@ extension PreferenceFiles {
     }
 
     /// Whether `path` is a regular file (not a link, FIFO or device, which the domain-file
-    /// reader refuses safely) whose first bytes are not a binary property list's.
+    /// reader refuses safely) that is not empty and not a binary property list
+    /// (``PropertyListFormat/detect(_:)``).
     static func isRegularNonBinaryFile(_ path: String) -> Bool {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
             attributes[.type] as? FileAttributeType == .typeRegular,
             let handle = FileHandle(forReadingAtPath: path)
         else { return false }
         defer { try? handle.close() }
+        // `bplist` is all the rule looks at to call a file binary.
         let start = (try? handle.read(upToCount: 6)) ?? Data()
-        return !start.isEmpty && start != Data("bplist".utf8)
+        return !start.isEmpty && PropertyListFormat.detect(start) != .binary
     }
 }

@@ -77,13 +77,13 @@ final class DeclaredSchema: Sendable {
             logger.warning(
                 "\(domain): the stored value of \(violation.loggedDescription(isPrivate: isPrivate)); reads return the declared default, and the file is left as it is",
                 metadata: [
-                    "MESSAGE_ID": .string(PreferencesLogEvent.invalidStoredValue.messageID),
-                    "PREFERENCES_DOMAIN": .string(domain),
-                    "PREFERENCES_KEYS": .array([.string(key)]),
-                    "PREFERENCES_VALUE": .string(violation.loggedValue(isPrivate: isPrivate)),
-                    "PREFERENCES_RULE": .string(violation.rule.description),
-                    "PREFERENCES_SCHEMA": .string(violation.schemaPath),
-                    "PREFERENCES_PATH": .string(path ?? "(in memory)"),
+                    PreferencesLogField.messageID: .string(PreferencesLogEvent.invalidStoredValue.messageID),
+                    PreferencesLogField.domain: .string(domain),
+                    PreferencesLogField.keys: .array([.string(key)]),
+                    PreferencesLogField.value: .string(violation.loggedValue(isPrivate: isPrivate)),
+                    PreferencesLogField.rule: .string(violation.rule.description),
+                    PreferencesLogField.schema: .string(violation.schemaPath),
+                    PreferencesLogField.path: .string(path ?? "(in memory)"),
                 ])
         }
     }

@@ -1,3 +1,4 @@
+import DeclaredSettings
 import Foundation
 import Synchronization
 import SystemPackage
@@ -167,9 +168,8 @@ struct SchemaLookup: Sendable, Equatable {
     /// ignored). Plain string work: Foundation's URL costs a first-use setup that was most of a
     /// process's first schema lookup.
     static func split(_ path: String) -> (directory: String, name: String) {
-        var trimmed = Substring(path)
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        guard let slash = trimmed.lastIndex(of: "/") else { return ("/", String(trimmed)) }
+        let trimmed = path.trimmingTrailingSlashes()
+        guard let slash = trimmed.lastIndex(of: "/") else { return ("/", trimmed) }
         let directory = slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
         return (directory, String(trimmed[trimmed.index(after: slash)...]))
     }

@@ -97,12 +97,12 @@ extension PreferenceStore {
     /// Logs a schema that cannot be used (once per distinct problem per ten seconds).
     private func reportSchemaProblem(_ error: SchemaError) {
         var metadata: Logger.Metadata = [
-            "MESSAGE_ID": .string(PreferencesLogEvent.schemaUnusable.messageID),
-            "PREFERENCES_DOMAIN": .string(domain),
-            "PREFERENCES_SCHEMA": .string(error.path),
-            "PREFERENCES_ERROR": .string(error.code.description),
+            PreferencesLogField.messageID: .string(PreferencesLogEvent.schemaUnusable.messageID),
+            PreferencesLogField.domain: .string(domain),
+            PreferencesLogField.schema: .string(error.path),
+            PreferencesLogField.error: .string(error.code.description),
         ]
-        if !error.keyPath.isEmpty { metadata["PREFERENCES_SCHEMA_KEY_PATH"] = .string(error.keyPath) }
+        if !error.keyPath.isEmpty { metadata[PreferencesLogField.schemaKeyPath] = .string(error.keyPath) }
         guard PreferencesLogger.admit(.schemaUnusable, summarizingTo: logger) else { return }
         logger.error("\(domain) works without its schema: \(error)", metadata: metadata)
     }
@@ -134,11 +134,11 @@ extension PreferenceStore {
             logger.info(
                 "\(domain): moved \(moved.joined(separator: ", ")) as its schema declares",
                 metadata: [
-                    "MESSAGE_ID": .string(PreferencesLogEvent.migrated.messageID),
-                    "PREFERENCES_DOMAIN": .string(domain),
-                    "PREFERENCES_KEYS": .array(moved.map { .string($0) }),
-                    "PREFERENCES_SCHEMA": .string(schema.path),
-                    "PREFERENCES_PATH": .string(appDomain.file.path),
+                    PreferencesLogField.messageID: .string(PreferencesLogEvent.migrated.messageID),
+                    PreferencesLogField.domain: .string(domain),
+                    PreferencesLogField.keys: .array(moved.map { .string($0) }),
+                    PreferencesLogField.schema: .string(schema.path),
+                    PreferencesLogField.path: .string(appDomain.file.path),
                 ])
         } catch {
             PreferencesLogger.report(error, event: .writeFailed, to: logger)
@@ -162,12 +162,12 @@ extension PreferenceStore {
         logger.warning(
             "\(domain): refused to set \(violation.loggedDescription(isPrivate: isPrivate)); the key keeps its value",
             metadata: [
-                "MESSAGE_ID": .string(PreferencesLogEvent.schemaViolation.messageID),
-                "PREFERENCES_DOMAIN": .string(domain),
-                "PREFERENCES_KEYS": .array([.string(violation.key)]),
-                "PREFERENCES_VALUE": .string(violation.loggedValue(isPrivate: isPrivate)),
-                "PREFERENCES_RULE": .string(violation.rule.description),
-                "PREFERENCES_SCHEMA": .string(violation.schemaPath),
+                PreferencesLogField.messageID: .string(PreferencesLogEvent.schemaViolation.messageID),
+                PreferencesLogField.domain: .string(domain),
+                PreferencesLogField.keys: .array([.string(violation.key)]),
+                PreferencesLogField.value: .string(violation.loggedValue(isPrivate: isPrivate)),
+                PreferencesLogField.rule: .string(violation.rule.description),
+                PreferencesLogField.schema: .string(violation.schemaPath),
             ])
     }
 }

@@ -3,6 +3,7 @@ package import FoundationEssentials
 #else
 package import Foundation
 #endif
+import DeclaredSettings
 
 // How URLs live in a domain. Property lists have no URL type, so `set(_: URL?, forKey:)`
 // stores a string and `url(forKey:)` reads one back. Both directions live here because
@@ -107,10 +108,9 @@ extension PropertyListValue {
     /// `home` without trailing slashes, or nil if it is not absolute or is `/` (under
     /// which every path lies, so abbreviating would rewrite every path).
     private static func usableHome(_ home: String) -> String? {
-        var home = Substring(home)
-        while home.count > 1, home.hasSuffix("/") { home.removeLast() }
+        let home = home.trimmingTrailingSlashes()
         guard home.hasPrefix("/"), home != "/" else { return nil }
-        return String(home)
+        return home
     }
 
     /// A standardized file URL for an absolute path; a trailing slash, and only that,

@@ -63,7 +63,7 @@ package enum DeclaredValueText {
     /// (a refusal on standard error ends up in terminals, scripts' logs and, for a service,
     /// the journal, as the library's own refusal log says `<private>` too).
     package static func shown(_ violation: SchemaViolation, in schema: PreferenceSchema?) -> String {
-        schema?[violation.key]?.isPrivate == true ? PrivateValue.placeholder : SchemaViolation.render(violation.value)
+        schema?[violation.key]?.isPrivate == true ? DeclaredKey.privateValuePlaceholder : SchemaViolation.render(violation.value)
     }
 
     /// The tool's message for a refused write: the rule in words, and that nothing changed.

@@ -1,13 +1,5 @@
 package import Preferences
 
-/// How the tool shows the value of a key declared private (``DeclaredKey/isPrivate``) where
-/// values are printed for people or logs (`watch`, `explain`, `describe`): never the value.
-/// `read` prints it, to the user who owns it; `export` leaves it out unless asked.
-package enum PrivateValue {
-    /// What is printed instead of a private value.
-    package static let placeholder = "<private>"
-}
-
 extension DefaultsContext {
     /// The keys `location`'s schema declares private; none for files named by path, the
     /// global domain, domains without a schema and schemas that cannot be used.
@@ -17,7 +9,11 @@ extension DefaultsContext {
     }
 }
 
-extension PrivateValue {
+/// How the tool keeps the value of a key declared private (``DeclaredKey/isPrivate``) out of
+/// sight: where values are printed for people or logs (`watch`, `explain`, `describe`) it
+/// prints the library's ``DeclaredKey/privateValuePlaceholder`` instead, never the value.
+/// `read` prints it, to the user who owns it; `export` leaves it out unless asked.
+package enum PrivateValue {
     /// Overwrites each of this process's own arguments that is one of `words` with as many
     /// asterisks, in the memory `/proc/<pid>/cmdline` is read from: what `ps` shows, and
     /// what journald records as the `_CMDLINE` field of every entry the process logs, so the

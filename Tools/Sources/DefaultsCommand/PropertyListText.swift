@@ -14,8 +14,8 @@ package enum PropertyListText {
         guard let first = trimmed.first else { return .string(text) }
         switch first {
         case "<":
-            let second = trimmed.dropFirst().first
-            if let second, second.isLetter || second == "?" || second == "!" {
+            // XML, or old-style data (`<0fbd 7788>`), by the rule every reader uses.
+            if PropertyListFormat.detect(text.utf8) == .xml {
                 return try decodeXML(Array(text.utf8), what: "malformed XML property list \(quoted(text))", hint: stringHint)
             }
             return try decodeOpenStep(text, hint: stringHint)
@@ -26,18 +26,20 @@ package enum PropertyListText {
         }
     }
 
-    /// A whole file or standard input: binary, XML or old-style text, by its first bytes.
+    /// A whole file or standard input: binary, XML or old-style text, by how it begins
+    /// (``PropertyListFormat/detect(_:)``, as the library reads files in any format).
     package static func document(_ bytes: [UInt8], source: String) throws(DefaultsFailure) -> PropertyListValue {
-        if bytes.starts(with: Array("bplist".utf8)) {
+        switch PropertyListFormat.detect(bytes) {
+        case .binary:
             do throws(PropertyListError) {
                 return try BinaryPropertyListDecoder().decode(bytes)
             } catch {
                 throw DefaultsFailure("\(source) is not a valid binary property list: \(error)")
             }
-        }
-        let text = bytes.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
-        if text.first == UInt8(ascii: "<"), text.dropFirst().first.map({ $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "!") || Character(Unicode.Scalar($0)).isLetter }) == true {
+        case .xml:
             return try decodeXML(bytes, what: "\(source) is not a valid XML property list")
+        case .openStep:
+            break
         }
         guard let string = String(validating: bytes, as: UTF8.self) else {
             throw DefaultsFailure("\(source) is not a property list: it is neither binary, XML nor UTF-8 text")

@@ -1,3 +1,4 @@
+import JournaldLogging
 package import Logging
 package import Preferences
 
@@ -70,7 +71,7 @@ package struct FleetFollower: Sendable {
             } catch let compaction as FleetCompaction {
                 logger.warning(
                     "fleet policy: \(compaction) after revision \(state.applied ?? 0); reading the whole prefix again",
-                    metadata: ["MESSAGE_ID": .string(FleetLogEvent.resynchronizing.messageID)])
+                    metadata: [JournalFieldName.messageID: .string(FleetLogEvent.resynchronizing.messageID)])
                 state.applied = nil
                 continue
             } catch is CancellationError {
@@ -81,7 +82,7 @@ package struct FleetFollower: Sendable {
                 if state.lastLoss != message {
                     logger.warning(
                         "fleet policy: the source is unavailable (\(message)); the managed files are kept as they are and it is tried again",
-                        metadata: ["MESSAGE_ID": .string(FleetLogEvent.unavailable.messageID)])
+                        metadata: [JournalFieldName.messageID: .string(FleetLogEvent.unavailable.messageID)])
                     state.lastLoss = message
                 }
                 report(.unavailable(message))
@@ -122,7 +123,7 @@ package struct FleetFollower: Sendable {
         state.lastLoss = nil
         logger.info(
             "fleet policy: read \(snapshot.entries.count) keys under \(state.policy.prefix) at revision \(snapshot.revision); \(state.policy.managedDomains.count) domains managed",
-            metadata: ["MESSAGE_ID": .string(FleetLogEvent.synchronized.messageID), "FLEET_REVISION": .string(String(snapshot.revision))])
+            metadata: [JournalFieldName.messageID: .string(FleetLogEvent.synchronized.messageID), "FLEET_REVISION": .string(String(snapshot.revision))])
         return snapshot.revision
     }
 
@@ -156,7 +157,7 @@ package struct FleetFollower: Sendable {
             logger.info(
                 "fleet policy: applied revision \(revision) to \(domains.isEmpty ? "no domain" : domains.map(\.rawValue).joined(separator: ", "))",
                 metadata: [
-                    "MESSAGE_ID": .string(FleetLogEvent.applied.messageID), "FLEET_REVISION": .string(String(revision)),
+                    JournalFieldName.messageID: .string(FleetLogEvent.applied.messageID), "FLEET_REVISION": .string(String(revision)),
                     "FLEET_DOMAINS": .array(domains.map { .string($0.rawValue) }),
                 ])
             results.append((revision, domains))
@@ -181,7 +182,7 @@ package struct FleetFollower: Sendable {
                 unwritten.insert(domain)
                 logger.error(
                     "fleet policy: the managed file of \(domain) could not be written: \(error); it is written again after the next change",
-                    metadata: ["MESSAGE_ID": .string(FleetLogEvent.writeFailed.messageID), "PREFERENCES_DOMAIN": .string(domain.rawValue)])
+                    metadata: [JournalFieldName.messageID: .string(FleetLogEvent.writeFailed.messageID), "PREFERENCES_DOMAIN": .string(domain.rawValue)])
             }
         }
     }
@@ -190,7 +191,7 @@ package struct FleetFollower: Sendable {
         logger.warning(
             "fleet policy: refused \(refusal)",
             metadata: [
-                "MESSAGE_ID": .string(FleetLogEvent.refused.messageID),
+                JournalFieldName.messageID: .string(FleetLogEvent.refused.messageID),
                 "FLEET_KEY": .string(refusal.key),
                 "FLEET_REVISION": .string(String(refusal.revision)),
             ])

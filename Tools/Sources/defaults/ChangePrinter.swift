@@ -14,11 +14,11 @@ struct ChangePrinter: Sendable {
         let isPrivate = privateKeys.contains(change.key)
         func text(_ value: PropertyListValue?) -> String {
             guard value != nil, isPrivate else { return CompactText.encode(value) }
-            return PrivateValue.placeholder
+            return DeclaredKey.privateValuePlaceholder
         }
         func jsonText(_ value: PropertyListValue?) -> String {
             guard let value else { return "null" }
-            return isPrivate ? JSONText.string(PrivateValue.placeholder) : JSONText.encode(value, pretty: false)
+            return isPrivate ? JSONText.string(DeclaredKey.privateValuePlaceholder) : JSONText.encode(value, pretty: false)
         }
         if self.json {
             Output.line(JSONText.object([

@@ -87,7 +87,7 @@ private struct Described {
 
     /// A stored value as printed: `<private>` for a private key.
     func shown(_ value: PropertyListValue) -> String {
-        declaration.isPrivate ? PrivateValue.placeholder : CompactText.encode(value)
+        declaration.isPrivate ? DeclaredKey.privateValuePlaceholder : CompactText.encode(value)
     }
     var invalid: [PreferenceSource] { sources.filter { $0.violation != nil } }
 
@@ -139,14 +139,14 @@ private struct Described {
             ("description", key.details.map(JSONText.string) ?? "null"),
             ("renamedFrom", "[" + key.renamedFrom.map(JSONText.string).joined(separator: ",") + "]"),
             ("private", key.isPrivate ? "true" : "false"),
-            ("value", key.isPrivate ? (winner == nil ? "null" : JSONText.string(PrivateValue.placeholder)) : optional(winner?.value)),
+            ("value", key.isPrivate ? (winner == nil ? "null" : JSONText.string(DeclaredKey.privateValuePlaceholder)) : optional(winner?.value)),
             ("layer", winner.map { JSONText.string($0.layer.rawValue) } ?? "null"),
             ("path", winner?.path.map(JSONText.string) ?? "null"),
             ("invalid", "[" + invalid.map { source in
                 JSONText.object([
                     ("layer", JSONText.string(source.layer.rawValue)),
                     ("path", source.path.map(JSONText.string) ?? "null"),
-                    ("value", key.isPrivate ? JSONText.string(PrivateValue.placeholder) : JSONText.encode(source.value, pretty: false)),
+                    ("value", key.isPrivate ? JSONText.string(DeclaredKey.privateValuePlaceholder) : JSONText.encode(source.value, pretty: false)),
                     ("rule", JSONText.string(source.violation!.rule.description)),
                 ])
             }.joined(separator: ",") + "]"),

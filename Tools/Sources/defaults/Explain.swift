@@ -45,8 +45,8 @@ struct Explain: ParsableCommand {
         }
         // A private value is named, never shown: explain output ends up in bug reports.
         let isPrivate = context.privateKeys(of: location).contains(key)
-        func shownText(_ value: PropertyListValue) -> String { isPrivate ? PrivateValue.placeholder : CompactText.encode(value) }
-        func shownJSON(_ value: PropertyListValue) -> String { isPrivate ? JSONText.string(PrivateValue.placeholder) : JSONText.encode(value, pretty: false) }
+        func shownText(_ value: PropertyListValue) -> String { isPrivate ? DeclaredKey.privateValuePlaceholder : CompactText.encode(value) }
+        func shownJSON(_ value: PropertyListValue) -> String { isPrivate ? JSONText.string(DeclaredKey.privateValuePlaceholder) : JSONText.encode(value, pretty: false) }
         // A value that breaks the domain's schema is passed over by reads.
         guard let winner = sources.first(where: { $0.violation == nil }) else {
             throw DefaultsFailure("No layer of \(location)'s search list holds \(key)")

@@ -1,4 +1,5 @@
 import Foundation
+import JournaldLogging
 import Logging
 import Preferences
 import PreferencesService
@@ -95,7 +96,7 @@ struct GreeterService: Service {
     /// (`started`, `changed` by another process, or `requested` by SIGHUP).
     private func appliedFields(_ settings: GreeterSettings, reload: String) -> Logger.Metadata {
         settings.metadata.merging([
-            "MESSAGE_ID": .string(Self.configurationAppliedMessageID),
+            JournalFieldName.messageID: .string(Self.configurationAppliedMessageID),
             "GREETER_RELOAD": .string(reload),
             "PREFERENCES_DOMAIN": .string(store.domain),
         ]) { $1 }
