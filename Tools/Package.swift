@@ -82,6 +82,8 @@ let package = Package(
         ),
         // A domain's settings page: its rows from the declarations and the store, as HTML, and
         // the requests that change them; knows nothing of HTTP servers, so it is tested without one.
+        // Its script and style sheet are compiled into the binary (embedInCode), so an
+        // installed preferences-settings needs no resource bundle beside it.
         .target(
             name: "SettingsPage",
             dependencies: [
@@ -90,6 +92,7 @@ let package = Package(
                 .product(name: "DeclaredSettings", package: "swift-preferences"),
                 .product(name: "PropertyList", package: "swift-preferences"),
             ],
+            resources: ["settings.js", "settings.css"].map { Resource.embedInCode("Resources/\($0)") },
             swiftSettings: strictSettings
         ),
         // preferences-settings: serves the settings pages on loopback, behind a token.

@@ -72,9 +72,9 @@ enum SettingsRoutes {
         Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// A script or style sheet.
-    static func asset(_ text: String, type: String) -> Response {
-        Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text)))
+    /// A script or style sheet, its bytes as they are.
+    static func asset(_ bytes: [UInt8], type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// A page, or the page of the error that kept it from being made.
