@@ -105,16 +105,25 @@ let package = Package(
                 + settingsTemplates.map { Resource.embedInCode("Resources/Templates/\($0).mustache") },
             swiftSettings: strictSettings
         ),
+        // The settings pages over HTTP: the routes and the access guard (token, Host, CSRF,
+        // security headers) as a Hummingbird router, so tests run them in-process.
+        .target(
+            name: "SettingsServer",
+            dependencies: [
+                "SettingsPage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // preferences-settings: serves the settings pages on loopback, behind a token.
         .executableTarget(
             name: "preferences-settings",
             dependencies: [
-                "SettingsPage", "DefaultsCommand",
-                .product(name: "Preferences", package: "swift-preferences"),
+                "SettingsPage", "SettingsServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -218,6 +227,15 @@ let package = Package(
                 .product(name: "Preferences", package: "swift-preferences"),
                 .product(name: "DeclaredSettings", package: "swift-preferences"),
                 .product(name: "PropertyList", package: "swift-preferences"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SettingsServerTests",
+            dependencies: [
+                "SettingsServer", "SettingsPage", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strictSettings
         ),
