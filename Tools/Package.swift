@@ -4,6 +4,10 @@ import PackageDescription
 /// As in the library's manifest: warnings are errors in our own targets.
 let strictSettings: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
+/// The settings pages' Mustache templates (`Sources/SettingsPage/Resources/Templates/NAME.mustache`),
+/// each compiled into SettingsPage; `PageTemplates` registers the same names.
+let settingsTemplates = ["document", "list", "domain", "section", "row", "control", "node", "entry", "additions", "history", "error"]
+
 // The tools and services built on swift-preferences: the `defaults` tool, the fleet policy
 // service and its etcd client, the example services and the demo. A package of its own so
 // that their dependencies (swift-argument-parser, swift-nio, async-http-client and what they
@@ -30,8 +34,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        // The settings page's HTTP server (preferences-settings).
+        // The settings page's HTTP server (preferences-settings) and its templates.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // What `defaults` does, apart from its argument parsing, so tests call it in-process.
@@ -80,8 +85,11 @@ let package = Package(
             dependencies: [.product(name: "Preferences", package: "swift-preferences")],
             swiftSettings: strictSettings
         ),
-        // A domain's settings page: its rows from the declarations and the store, as HTML, and
-        // the requests that change them; knows nothing of HTTP servers, so it is tested without one.
+        // A domain's settings page: its rows from the declarations and the store, as HTML from
+        // the Mustache templates in Resources/Templates, and the requests that change them;
+        // knows nothing of HTTP servers, so it is tested without one. Its templates, script
+        // and style sheet are compiled into the binary (embedInCode), so an installed
+        // preferences-settings needs no resource bundle beside it.
         .target(
             name: "SettingsPage",
             dependencies: [
@@ -89,6 +97,23 @@ let package = Package(
                 .product(name: "Preferences", package: "swift-preferences"),
                 .product(name: "DeclaredSettings", package: "swift-preferences"),
                 .product(name: "PropertyList", package: "swift-preferences"),
+                .product(name: "JournaldLogging", package: "swift-preferences"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Mustache", package: "swift-mustache"),
+            ],
+            resources: ["settings.js", "settings.css"].map { Resource.embedInCode("Resources/\($0)") }
+                + settingsTemplates.map { Resource.embedInCode("Resources/Templates/\($0).mustache") },
+            swiftSettings: strictSettings
+        ),
+        // The settings pages over HTTP: the routes and the access guard (token, Host, CSRF,
+        // security headers) as a Hummingbird router, so tests run them in-process.
+        .target(
+            name: "SettingsServer",
+            dependencies: [
+                "SettingsPage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -96,12 +121,9 @@ let package = Package(
         .executableTarget(
             name: "preferences-settings",
             dependencies: [
-                "SettingsPage", "DefaultsCommand",
-                .product(name: "Preferences", package: "swift-preferences"),
+                "SettingsPage", "SettingsServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -208,6 +230,15 @@ let package = Package(
                 .product(name: "Preferences", package: "swift-preferences"),
                 .product(name: "DeclaredSettings", package: "swift-preferences"),
                 .product(name: "PropertyList", package: "swift-preferences"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SettingsServerTests",
+            dependencies: [
+                "SettingsServer", "SettingsPage", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strictSettings
         ),

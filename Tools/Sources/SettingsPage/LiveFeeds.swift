@@ -1,5 +1,3 @@
-import DefaultsCommand
-import Foundation
 import Preferences
 import Synchronization
 
@@ -19,17 +17,18 @@ final class LiveFeeds: Sendable {
     private let feeds = Mutex<[String: Feed]>([:])
     private let nextNumber = Atomic<Int>(0)
 
-    /// A new subscription to `store`'s changes; the store is observed from the first.
-    func subscribe(to store: PreferenceStore, named name: String) -> LiveSubscription {
+    /// A new subscription to the changes of domain `name`; the domain is observed from the
+    /// first, by the observation `observe` makes of it with the handler it is given.
+    func subscribe(
+        named name: String, observe: (@escaping @Sendable (String) -> Void) throws(PageError) -> PreferenceObservation
+    ) throws(PageError) -> LiveSubscription {
         let number = nextNumber.add(1, ordering: .relaxed).newValue
         let subscription = LiveSubscription(number: number, domain: name, feeds: self)
+        // Observed outside the lock, which the handler takes. Two first pages may both
+        // observe: the first kept wins, and the other observation ends as it is released.
+        let observation = feeds.withLock { $0[name] == nil } ? try observe { [weak self] key in self?.publish(key, domain: name) } : nil
         feeds.withLock { feeds in
-            if feeds[name] == nil {
-                let observation = store.observe(options: [.new]) { [weak self] change in
-                    self?.publish(change.key, domain: name)
-                }
-                feeds[name] = Feed(observation: observation, pages: [:])
-            }
+            if feeds[name] == nil, let observation { feeds[name] = Feed(observation: observation, pages: [:]) }
             feeds[name]?.pages[number] = subscription
         }
         return subscription
@@ -49,75 +48,5 @@ final class LiveFeeds: Sendable {
     private func publish(_ key: String, domain name: String) {
         let pages = feeds.withLock { $0[name].map { Array($0.pages.values) } ?? [] }
         for page in pages { page.add(key) }
-    }
-}
-
-/// One open page's share of a domain's changes: the keys changed since it last looked, and
-/// a wake-up each time one is added.
-package final class LiveSubscription: Sendable {
-    let number: Int
-    let domain: String
-    private let feeds: LiveFeeds
-    private let pending = Mutex<Set<String>>([])
-    private let continuation: AsyncStream<Void>.Continuation
-    /// Yields once (or once for several) after keys were added; ends with ``end()``.
-    package let wakeUps: AsyncStream<Void>
-
-    init(number: Int, domain: String, feeds: LiveFeeds) {
-        self.number = number
-        self.domain = domain
-        self.feeds = feeds
-        // Only the newest wake-up matters: the keys themselves wait in `pending`.
-        (wakeUps, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-    }
-
-    /// Adds a changed key and wakes the page.
-    func add(_ key: String) {
-        pending.withLock { _ = $0.insert(key) }
-        continuation.yield()
-    }
-
-    /// The keys changed since the last call, sorted.
-    package func take() -> [String] {
-        pending.withLock { keys in
-            defer { keys.removeAll() }
-            return keys.sorted()
-        }
-    }
-
-    /// Wakes the page with no keys: it writes a comment, which finds a page that went away.
-    package func ping() {
-        continuation.yield()
-    }
-
-    /// Stops the page's feed.
-    package func end() {
-        feeds.end(number, domain: domain)
-        continuation.finish()
-    }
-}
-
-extension SettingsSite {
-    /// Follows a domain's changes for one open page.
-    package func subscribe(domain word: String) throws(PageError) -> LiveSubscription {
-        let location = try location(word)
-        return feeds.subscribe(to: try store(for: location), named: location.description)
-    }
-
-    /// How many pages follow a domain now.
-    package func livePageCount(domain word: String) -> Int {
-        guard let location = try? location(word) else { return 0 }
-        return feeds.pageCount(domain: location.description)
-    }
-
-    /// One Server-Sent Event telling a page of `keys`: `event: change` with the JSON
-    /// `{"rows": [...], "history": "..."}` (the history changes with every commit).
-    package func changeEvent(keys: [String], domain word: String, pane: String) -> String {
-        guard let location = try? location(word) else { return ": unknown domain\n\n" }
-        let rows = rowsJSON(keys: keys, location: location, pane: pane)
-        let data = "{\"rows\":\(rows),\"history\":\(JSONText.string(historySection(location)))}"
-        // A data line ends at a newline; JSON text from JSONText has none outside strings,
-        // where they are escaped.
-        return "event: change\ndata: \(data)\n\n"
     }
 }

@@ -29,17 +29,16 @@ extension SettingsSite {
     /// `{"date": text}`, `{"data": base64}` or `{"plist": tree}` (see ``ValueTree``).
     package func applyChanges(domain word: String, pane: String?, body: Data) -> ChangeReply {
         let location: PersistentDomainLocation
-        let store: PreferenceStore
+        let declaration: Declaration
         do throws(PageError) {
-            location = try self.location(word)
-            store = try self.store(for: location)
+            location = try data.location(word)
+            declaration = try data.declaration(of: location)
         } catch {
             return Self.failure(error)
         }
         guard let json = try? JSONSerialization.jsonObject(with: body) as? [String: Any], let changes = json["changes"] as? [Any], !changes.isEmpty else {
             return Self.failure(PageError(status: 400, "the request is not {\"changes\": [...]} with at least one change"))
         }
-        let declaration = declaration(of: store)
         var resolved: [(key: String, value: PropertyListValue?)] = []
         var refusals: [String: String] = [:]
         for change in changes {
@@ -50,7 +49,7 @@ extension SettingsSite {
                 return Self.failure(PageError(status: 400, "\(key) is changed twice in one request"))
             }
             let row = model(ofKey: key, declaration: declaration)
-            let layers = sources(forKey: key, in: store)
+            let layers = (try? data.sources(forKey: key, at: location)) ?? []
             if layers.first(where: { $0.violation == nil })?.layer == .forced {
                 refusals[key] = "\(row.title) is set by policy: a change here would not take effect"
                 continue
@@ -60,7 +59,7 @@ extension SettingsSite {
                 if let value, let violation = declaration.schema?.violation(setting: value, forKey: key) {
                     let element = violation.elementPath.isEmpty ? "" : " (element " + violation.elementPath.map { "[\($0)]" }.joined() + ")"
                     // A private value is not echoed back: the page's reply may end up in a log.
-                    let shown = declaration.schema?[key]?.isPrivate == true ? "<private>" : SchemaViolation.render(value)
+                    let shown = declaration.schema?[key]?.isPrivate == true ? PrivateValue.placeholder : SchemaViolation.render(value)
                     throw SettingRefusal(key, "\(row.title) \(violation.rule), not \(shown)\(element)")
                 }
                 resolved.append((key, value))
@@ -76,19 +75,7 @@ extension SettingsSite {
             ]))
         }
         do {
-            if location.description == PreferenceStore.globalDomain {
-                // The global domain's store writes a file named NSGlobalDomain.plist, which
-                // no program reads: the global domain's own file is written, as
-                // `defaults write -g` writes it, in one commit.
-                let changes = resolved
-                try context.files().modifyPersistentDomain(at: location, changing: changes.map(\.key)) { values in
-                    for (key, value) in changes { values[key] = value }
-                }
-            } else {
-                try store.transaction { transaction in
-                    for (key, value) in resolved { try transaction.trySet(value, forKey: key) }
-                }
-            }
+            try data.commit(resolved, at: location)
         } catch let error as PreferencesError {
             if let violation = error.violation {
                 return ChangeReply(status: 422, json: JSONText.object([
@@ -106,12 +93,12 @@ extension SettingsSite {
     /// Undoes the domain's last change (`defaults undo`), as a new commit.
     package func undo(domain word: String, pane: String?) -> ChangeReply {
         do throws(PageError) {
-            let location = try self.location(word)
+            let location = try data.location(word)
             let shown = try keys(onPane: pane ?? "Root", location: location)
             do throws(PreferencesError) {
-                _ = try context.files().undo(at: location)
+                try data.undo(at: location)
             } catch {
-                throw PageError(status: error.code == .missingFile ? 404 : 409, DefaultsContext.failure(error, domain: location.description).message)
+                throw PageError(status: error.code == .missingFile ? 404 : 409, data.message(for: error, at: location))
             }
             return success(location: location, pane: pane ?? "Root", keys: try keys(onPane: pane ?? "Root", location: location, andThen: shown))
         } catch {
@@ -123,15 +110,15 @@ extension SettingsSite {
     /// `{"generation": N}`.
     package func restore(domain word: String, pane: String?, body: Data) -> ChangeReply {
         do throws(PageError) {
-            let location = try self.location(word)
+            let location = try data.location(word)
             guard let json = try? JSONSerialization.jsonObject(with: body) as? [String: Any], let number = json["generation"] as? Int else {
                 throw PageError(status: 400, "the request is not {\"generation\": N}")
             }
             let shown = try keys(onPane: pane ?? "Root", location: location)
             do throws(PreferencesError) {
-                _ = try context.files().restore(generation: number, at: location)
+                try data.restore(generation: number, at: location)
             } catch {
-                throw PageError(status: error.code == .missingFile ? 404 : 409, DefaultsContext.failure(error, domain: location.description).message)
+                throw PageError(status: error.code == .missingFile ? 404 : 409, data.message(for: error, at: location))
             }
             return success(location: location, pane: pane ?? "Root", keys: try keys(onPane: pane ?? "Root", location: location, andThen: shown))
         } catch {
@@ -151,11 +138,10 @@ extension SettingsSite {
 
     /// `[{"key": K, "html": H}]` for the keys `pane` shows; `html` is "" for a row to remove.
     package func rowsJSON(keys: [String], location: PersistentDomainLocation, pane: String) -> String {
-        guard let store = try? store(for: location) else { return "[]" }
-        let declaration = declaration(of: store)
+        guard let declaration = try? data.declaration(of: location) else { return "[]" }
         var rows: [String] = []
         for key in keys {
-            guard let html = currentRow(key: key, store: store, declaration: declaration, pane: pane) else { continue }
+            guard let html = try? currentRow(key: key, declaration: declaration, location: location, pane: pane) else { continue }
             rows.append(JSONText.object([("key", JSONText.string(key)), ("html", JSONText.string(html))]))
         }
         return "[" + rows.joined(separator: ",") + "]"

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import SettingsPage
+import SettingsServer
 
 /// `preferences-settings`: the settings pages of this user's preferences domains, served on
 /// loopback to the user who runs it.

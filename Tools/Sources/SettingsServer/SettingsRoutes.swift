@@ -1,14 +1,23 @@
 import Foundation
-import Hummingbird
+import HTTPTypes
+package import Hummingbird
 import NIOCore
 import ServiceLifecycle
-import SettingsPage
+package import SettingsPage
 
-/// The settings pages' HTTP routes over a ``SettingsSite``.
-enum SettingsRoutes {
+/// The settings pages' HTTP routes over a ``SettingsSite``, behind the ``AccessGuard``.
+package enum SettingsRoutes {
     /// A router with every route, behind the access guard.
-    static func router(site: SettingsSite, address: ListeningAddress, token: String) -> Router<BasicRequestContext> {
-        let router = Router()
+    package static func router(site: SettingsSite, address: ListeningAddress, token: String) -> Router<BasicRequestContext> {
+        add(to: Router(), site: site, address: address, token: token)
+    }
+
+    /// `router` with the access guard and every route added; middleware added to it before
+    /// runs first (a test's, which makes a request look as a browser's would).
+    @discardableResult
+    package static func add(
+        to router: Router<BasicRequestContext>, site: SettingsSite, address: ListeningAddress, token: String
+    ) -> Router<BasicRequestContext> {
         router.add(middleware: AccessGuard(address: address, token: token, csrfToken: site.csrfToken))
         router.get("/") { request, _ in
             html(site.listPage(query: request.uri.queryParameters.get("q").map { String($0) }))
@@ -72,9 +81,9 @@ enum SettingsRoutes {
         Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// A script or style sheet.
-    static func asset(_ text: String, type: String) -> Response {
-        Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text)))
+    /// A script or style sheet, its bytes as they are.
+    static func asset(_ bytes: [UInt8], type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// A page, or the page of the error that kept it from being made.
@@ -82,8 +91,27 @@ enum SettingsRoutes {
         do throws(PageError) {
             return html(try make())
         } catch {
-            let status = HTTPResponse.Status(code: error.status)
-            return html("<!doctype html><title>\(status.code)</title><link rel=\"stylesheet\" href=\"/assets/settings.css\"><p><a href=\"/\">All domains</a></p><h1>\(status.code) \(status.reasonPhrase)</h1><p>\(escape(error.message))</p>", status: status)
+            return errorPage(error, linksBack: true)
+        }
+    }
+
+    /// The page of an error: its status, its message and, for a page, a link back to the list.
+    static func errorPage(_ error: PageError, linksBack: Bool) -> Response {
+        let code = status(error.status)
+        return html(ErrorPage(code: code.code, reason: code.reasonPhrase, message: error.message, linksBack: linksBack).html, status: code)
+    }
+
+    /// The status of a code the site answers with, with its reason phrase (which
+    /// `HTTPResponse.Status(code:)` leaves empty).
+    static func status(_ code: Int) -> HTTPResponse.Status {
+        switch code {
+        case 200: .ok
+        case 400: .badRequest
+        case 404: .notFound
+        case 409: .conflict
+        case 422: .unprocessableContent
+        case 500: .internalServerError
+        default: HTTPResponse.Status(code: code)
         }
     }
 
@@ -96,7 +124,7 @@ enum SettingsRoutes {
             answer = SettingsSite.failure(error)
         }
         return Response(
-            status: HTTPResponse.Status(code: answer.status), headers: [.contentType: "application/json"],
+            status: status(answer.status), headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(string: answer.json)))
     }
 
@@ -110,7 +138,7 @@ enum SettingsRoutes {
             domain = try Self.domain(context)
             subscription = try site.subscribe(domain: domain)
         } catch {
-            return html(escape(error.message), status: HTTPResponse.Status(code: error.status))
+            return errorPage(error, linksBack: false)
         }
         let pane = pane(request) ?? "Root"
         let body = ResponseBody { writer in
@@ -139,10 +167,4 @@ enum SettingsRoutes {
         }
         return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
     }
-
-    /// Text escaped for HTML.
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
-    }
-
 }

@@ -1,32 +1,7 @@
 import Foundation
 import HTTPTypes
-import Hummingbird
-import Synchronization
-
-/// The address the server listens on, known once it is bound (a port of 0 is chosen then).
-final class ListeningAddress: Sendable {
-    private let boundPort = Atomic<Int>(0)
-
-    /// The port, 0 until bound.
-    var port: Int { boundPort.load(ordering: .acquiring) }
-
-    /// Records the bound port.
-    func bind(port: Int) { boundPort.store(port, ordering: .releasing) }
-
-    /// The `Host` values a request may carry: the loopback address or `localhost`, with the
-    /// port. Anything else is a page of another site reaching us by DNS rebinding.
-    func admits(host: String?) -> Bool {
-        guard let host, port != 0 else { return false }
-        let lowered = host.lowercased()
-        return lowered == "127.0.0.1:\(port)" || lowered == "localhost:\(port)"
-    }
-
-    /// The origins a page of ours has.
-    func admits(origin: String) -> Bool {
-        let lowered = origin.lowercased()
-        return lowered == "http://127.0.0.1:\(port)" || lowered == "http://localhost:\(port)"
-    }
-}
+package import Hummingbird
+import SettingsPage
 
 /// Lets a request through only from this user's browser, to this server, for this run.
 ///
@@ -37,15 +12,27 @@ final class ListeningAddress: Sendable {
 /// with the token is redirected to the same address without it, so it stays out of the
 /// browser's history and any referrer. Every answer carries a policy that allows only our
 /// own script and style and no framing.
-struct AccessGuard<Context: RequestContext>: RouterMiddleware {
+package struct AccessGuard<Context: RequestContext>: RouterMiddleware {
+    /// The address the server is bound to, whose host and origin requests must name.
     let address: ListeningAddress
+    /// The token printed at start, which a first visit brings in its address.
     let token: String
+    /// The token a change must carry in `X-CSRF-Token`; the pages hold it.
     let csrfToken: String
+
+    /// A guard of the server at `address`, with its start-up token and its pages' CSRF token.
+    package init(address: ListeningAddress, token: String, csrfToken: String) {
+        self.address = address
+        self.token = token
+        self.csrfToken = csrfToken
+    }
 
     /// The cookie's name, with the port: cookies are shared by every port of a host.
     var cookieName: String { "preferences-settings-\(address.port)" }
 
-    @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+    /// Answers a refused request itself, and passes any other on with the security headers
+    /// added to its answer.
+    @concurrent package func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         guard address.admits(host: request.head.authority) else {
             return Self.refusal(.misdirectedRequest, "This server answers only to 127.0.0.1 and localhost on its own port.")
         }
@@ -89,7 +76,7 @@ struct AccessGuard<Context: RequestContext>: RouterMiddleware {
 
     /// A short page saying why a request was refused.
     static func refusal(_ status: HTTPResponse.Status, _ reason: String) -> Response {
-        secured(SettingsRoutes.html("<!doctype html><title>\(status.code) \(status.reasonPhrase)</title><h1>\(status.code) \(status.reasonPhrase)</h1><p>\(reason)</p>", status: status))
+        secured(SettingsRoutes.html(ErrorPage(code: status.code, reason: status.reasonPhrase, message: reason, linksBack: false).html, status: status))
     }
 
     /// `response` with the headers every answer carries.
