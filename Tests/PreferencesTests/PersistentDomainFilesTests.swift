@@ -139,4 +139,17 @@ struct PersistentDomainFilesTests {
         #expect(store.sources(forKey: "k").first?.path == fixture.userFile("com.example.s"))
         #expect(store.sources(forKey: "none").isEmpty)
     }
+
+    @Test("declaredDomains lists the domains schemas and Settings.bundles declare, not hidden files or bad names")
+    func declaredDomains() throws {
+        let fixture = try StoreFixture()
+        _ = try fixture.installSchema(["Interval": ["Type": "integer", "Default": 5]], for: "com.example.native")
+        let directory = fixture.schemaDirectory
+        try FileManager.default.createDirectory(atPath: directory + "/com.example.bundle.bundle", withIntermediateDirectories: true)
+        for stray in [".hidden.plist", "bad name.plist", "notes.txt"] {
+            _ = FileManager.default.createFile(atPath: directory + "/" + stray, contents: Data())
+        }
+        let files = PreferenceFiles(configuration: fixture.configuration)
+        #expect(files.declaredDomains() == ["com.example.native": .native, "com.example.bundle": .settingsBundle])
+    }
 }

@@ -1,3 +1,4 @@
+import PropertyList
 import Synchronization
 package import SystemPackage
 
@@ -266,10 +267,7 @@ extension DomainFile {
     /// The current UTC time as `yyyyMMdd'T'HHmmss`.
     private static func utcTimestamp() -> String {
         let now = SystemCalls.utcNow()
-        func pad(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
+        func pad(_ value: Int, _ width: Int) -> String { String(value).zeroPadded(to: width) }
         return pad(now.year, 4) + pad(now.month, 2) + pad(now.day, 2) + "T" + pad(now.hour, 2) + pad(now.minute, 2)
             + pad(now.second, 2)
     }

@@ -1,3 +1,4 @@
+import PropertyList
 package import SystemPackage
 
 extension FilePolicy {
@@ -108,7 +109,6 @@ extension FilePolicy {
 
     /// Permission bits as `chmod` writes them, e.g. `0664`.
     package static func octal(_ permissions: FilePermissions) -> String {
-        let digits = String(permissions.rawValue & 0o7777, radix: 8)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        String(permissions.rawValue & 0o7777, radix: 8).zeroPadded(to: 4)
     }
 }

@@ -1,3 +1,4 @@
+import PropertyList
 import DeclaredSettings
 import Foundation
 
@@ -49,7 +50,6 @@ package struct CommitCounterLocation: Sendable, Equatable {
     }
 
     private static func hexDigits(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        String(value, radix: 16).zeroPadded(to: 16)
     }
 }

@@ -1,3 +1,4 @@
+import PropertyList
 /// A preferences domain's name, checked before it is ever used in a path.
 ///
 /// A name is 1 to 200 bytes of `A-Z a-z 0-9 . _ -` and does not start with a dot, so it
@@ -40,7 +41,7 @@ public struct DomainName: Sendable, Hashable, CustomStringConvertible {
     /// its code point, so control characters and look-alikes are unambiguous.
     private static func describe(_ scalar: Unicode.Scalar) -> String {
         let hex = String(scalar.value, radix: 16, uppercase: true)
-        let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        let code = "U+" + hex.zeroPadded(to: 4)
         return (0x20...0x7E).contains(scalar.value) ? "\"\(scalar)\" (\(code))" : code
     }
 

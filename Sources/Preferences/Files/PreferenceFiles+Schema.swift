@@ -19,4 +19,21 @@ extension PreferenceFiles {
         case .failed(let error): throw PreferencesError(error)
         }
     }
+
+    /// The domains a schema on the search path declares, by name, each with the format of
+    /// the first schema found for it (the one a store of the domain looks at first): native
+    /// schemas (`<name>.plist`) and Settings.bundles (`<name>.bundle`). A name is listed
+    /// whether or not its schema passes the trust checks; ``schema(for:)`` says why one that
+    /// does not is refused.
+    public func declaredDomains() -> [String: PreferenceSchema.Format] {
+        var found: [String: PreferenceSchema.Format] = [:]
+        for directory in schemaSearchPath.directories {
+            for (suffix, format) in [(".plist", PreferenceSchema.Format.native), (".bundle", .settingsBundle)] {
+                for name in DomainDirectory.stems(in: directory, suffix: suffix) where found[name] == nil && (try? DomainName(name)) != nil {
+                    found[name] = format
+                }
+            }
+        }
+        return found
+    }
 }

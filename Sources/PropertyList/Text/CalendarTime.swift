@@ -96,7 +96,7 @@ struct CalendarTime: Equatable {
     /// The year as at least four digits, with a leading `-` before year 0.
     var paddedYear: String {
         let digits = String(year.magnitude)
-        let padded = String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        let padded = digits.zeroPadded(to: 4)
         return year < 0 ? "-" + padded : padded
     }
 

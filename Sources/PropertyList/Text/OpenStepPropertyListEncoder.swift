@@ -150,7 +150,7 @@ public struct OpenStepPropertyListEncoder: Sendable {
             case 0x20...0x7E: quoted.unicodeScalars.append(Unicode.Scalar(UInt8(unit)))
             default:
                 let hex = String(unit, radix: 16, uppercase: false)
-                quoted += "\\U" + String(repeating: "0", count: 4 - hex.count) + hex
+                quoted += "\\U" + hex.zeroPadded(to: 4)
             }
         }
         return quoted + "\""

@@ -14,7 +14,7 @@ extension PropertyListError {
         guard case .scalarValue(let scalar) = decoder.decode(&iterator) else { return "a byte that is not UTF-8" }
         if scalar.value < 0x20 || scalar.value == 0x7F {
             let hex = String(scalar.value, radix: 16, uppercase: true)
-            return "U+" + String(repeating: "0", count: 4 - hex.count) + hex
+            return "U+" + hex.zeroPadded(to: 4)
         }
         return "'\(scalar)'"
     }

@@ -53,10 +53,7 @@ package enum GenerationText {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let fields = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: date)
-        func pad(_ value: Int?, _ width: Int) -> String {
-            let digits = String(value ?? 0)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
+        func pad(_ value: Int?, _ width: Int) -> String { String(value ?? 0).leftPadded(to: width) }
         return "\(pad(fields.year, 4))-\(pad(fields.month, 2))-\(pad(fields.day, 2)) \(pad(fields.hour, 2)):\(pad(fields.minute, 2)):\(pad(fields.second, 2)).\(pad((fields.nanosecond ?? 0) / 1_000_000, 3)) +0000"
     }
 }

@@ -1,3 +1,4 @@
+import DefaultsCommand
 import Foundation
 
 /// Dates as the page's `datetime-local` inputs show them: UTC, to the second.

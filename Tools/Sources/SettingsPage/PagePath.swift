@@ -1,3 +1,5 @@
+import DefaultsCommand
+
 /// The addresses of the pages, their names percent-encoded.
 enum PagePath {
     /// The address of a domain's page.

@@ -1,3 +1,4 @@
+import DefaultsCommand
 import Preferences
 
 /// One setting's row as `row.mustache` draws it: its words, its control, where its value

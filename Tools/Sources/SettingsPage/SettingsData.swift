@@ -82,24 +82,9 @@ package final class SettingsData: Sendable {
         }
     }
 
-    /// The domains the schema directories declare, by name: "schema" for a native schema,
-    /// "Settings.bundle" for a bundle.
-    ///
-    /// Library gap: the library finds one domain's schema (`PreferenceFiles.schema(for:)`)
-    /// but lists none, so the directories are read here, the one place the pages read a
-    /// directory; a listing beside `persistentDomainNames` would replace this.
+    /// The domains a schema on the search path declares, with what kind of schema.
     private func declaredDomains() -> [(name: String, kind: String)] {
-        var found: [(name: String, kind: String)] = []
-        for directory in files.schemaSearchPath.directories {
-            for entry in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
-                let isBundle = entry.hasSuffix(".bundle")
-                guard isBundle || entry.hasSuffix(".plist") else { continue }
-                let name = String(entry.dropLast(isBundle ? 7 : 6))
-                guard (try? DomainName(name)) != nil, !name.hasPrefix(".") else { continue }
-                found.append((name, isBundle ? "Settings.bundle" : "schema"))
-            }
-        }
-        return found
+        files.declaredDomains().map { ($0.key, $0.value == .settingsBundle ? "Settings.bundle" : "schema") }
     }
 
     // MARK: Declarations and values

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DefaultsCommand
 import Foundation
 import Hummingbird
 import Logging
@@ -60,7 +61,7 @@ struct SettingsCommand: AsyncParsableCommand {
     /// 32 random bytes in hexadecimal, from the system's cryptographic source.
     static func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in String(UInt8.random(in: 0...255, using: &generator), radix: 16).leftPadded() }.joined()
+        return (0..<32).map { _ in String(UInt8.random(in: 0...255, using: &generator), radix: 16).leftPadded(to: 2) }.joined()
     }
 
     /// Writes the address to a file of mode 0600, replacing it whole.
@@ -73,9 +74,4 @@ struct SettingsCommand: AsyncParsableCommand {
             return
         }
     }
-}
-
-extension String {
-    /// Two hexadecimal digits.
-    fileprivate func leftPadded() -> String { count < 2 ? "0" + self : self }
 }

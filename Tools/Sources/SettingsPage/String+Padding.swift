@@ -1,6 +1,0 @@
-extension String {
-    /// The string with zeros in front up to `width` characters.
-    func leftPadded(to width: Int) -> String {
-        String(repeating: "0", count: max(0, width - count)) + self
-    }
-}
