@@ -59,7 +59,7 @@ extension SettingsSite {
                 if let value, let violation = declaration.schema?.violation(setting: value, forKey: key) {
                     let element = violation.elementPath.isEmpty ? "" : " (element " + violation.elementPath.map { "[\($0)]" }.joined() + ")"
                     // A private value is not echoed back: the page's reply may end up in a log.
-                    let shown = declaration.schema?[key]?.isPrivate == true ? PrivateValue.placeholder : SchemaViolation.render(value)
+                    let shown = declaration.schema?[key]?.isPrivate == true ? DeclaredKey.privateValuePlaceholder : SchemaViolation.render(value)
                     throw SettingRefusal(key, "\(row.title) \(violation.rule), not \(shown)\(element)")
                 }
                 resolved.append((key, value))
