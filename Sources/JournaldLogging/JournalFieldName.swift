@@ -1,4 +1,5 @@
-/// The rules that turn a swift-log metadata key into a journal field name.
+/// The rules that turn a swift-log metadata key into a journal field name, and the names of
+/// the journald fields a program sets itself.
 ///
 /// journald accepts only names of `[A-Z0-9_]`, not starting with a digit, at most 64 bytes;
 /// names starting with `_` are its own trusted fields, and it silently drops any field that
@@ -8,16 +9,17 @@
 ///    scalar (`.`, `-`, space, `é`, …) becomes one `_`: `preferences.domain` →
 ///    `PREFERENCES_DOMAIN`, `request-id` → `REQUEST_ID`.
 /// 2. Leading `_` are removed, because a client cannot set trusted fields.
-/// 3. A name that is then empty, starts with a digit, or is one the handler sets itself
-///    (``handlerOwned``) gets the prefix `METADATA_`: `message` → `METADATA_MESSAGE`,
-///    `404` → `METADATA_404`.
+/// 3. A name that is then empty, starts with a digit, or is one ``JournaldLogHandler`` sets
+///    itself (`MESSAGE`, `PRIORITY`, `CODE_FILE`, `CODE_LINE`, `CODE_FUNC`,
+///    `SYSLOG_IDENTIFIER`, `LOGGER_LABEL`) gets the prefix `METADATA_`: `message` →
+///    `METADATA_MESSAGE`, `404` → `METADATA_404`.
 /// 4. The result is cut to 64 bytes.
 ///
 /// Two keys may map to the same name (`a.b` and `a_b`); journald keeps both values, as a
 /// field may repeat.
 ///
-/// It also names the journal fields with a meaning to journald that a program sets itself,
-/// as metadata keys: such a name is valid, so it passes through the rules unchanged.
+/// The fields with a meaning to journald that a program sets itself are named here, to be
+/// used as metadata keys: such a name is valid, so it passes through the rules unchanged.
 ///
 /// ```swift
 /// logger.error("Upload failed", metadata: [

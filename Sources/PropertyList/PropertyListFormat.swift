@@ -24,7 +24,7 @@ public enum PropertyListFormat: Sendable, Hashable, CaseIterable {
     /// the `defaults` tool's `import` and its command-line values), so a document reads as the
     /// same format wherever it is given.
     public static func detect(_ bytes: some Collection<UInt8>) -> PropertyListFormat {
-        if bytes.starts(with: binaryMagic) { return .binary }
+        if bytes.starts(with: BinaryPropertyListFormat.magic) { return .binary }
         var rest = bytes[...]
         if rest.starts(with: byteOrderMark) { rest = rest.dropFirst(byteOrderMark.count) }
         rest = rest.drop(while: isWhiteSpace)
@@ -38,8 +38,6 @@ public enum PropertyListFormat: Sendable, Hashable, CaseIterable {
         return contents.allSatisfy { isWhiteSpace($0) || isHexadecimalDigit($0) } ? .openStep : .xml
     }
 
-    /// The first bytes of every binary property list.
-    private static let binaryMagic: [UInt8] = Array("bplist".utf8)
     /// The UTF-8 byte-order mark, which editors on some systems put at the start of a file.
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 

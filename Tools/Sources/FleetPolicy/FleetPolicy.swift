@@ -66,8 +66,9 @@ package struct FleetPolicy: Sendable {
             throw FleetRefusal(
                 key: key, revision: revision, reason: "the value is \(value.count) bytes, over the \(sizeLimit)-byte limit of a domain")
         }
-        let isXML = value.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }.starts(with: Array("<".utf8))
-        guard value.starts(with: Array("bplist".utf8)) || isXML else {
+        // Told apart as every reader of any format does; old-style text is not a format the
+        // fleet layout takes.
+        guard PropertyListFormat.detect(value) != .openStep else {
             throw FleetRefusal(key: key, revision: revision, reason: "the value is not an XML or binary property list")
         }
         let decoded: PropertyListValue

@@ -51,6 +51,9 @@ struct ValueParsingTests {
         #expect(try PropertyListText.value(of: "<?xml version=\"1.0\"?><plist><true/></plist>") == true)
         #expect(try PropertyListText.value(of: "<date>2024-01-02T03:04:05Z</date>") == .date(Date(timeIntervalSince1970: 1_704_164_645)))
         #expect(try PropertyListText.value(of: "\"quoted\"") == "quoted")
+        // Old-style data written in letters is data, not an XML element (the library's rule).
+        #expect(try PropertyListText.value(of: "<deadbeef>") == .data(Data([0xde, 0xad, 0xbe, 0xef])))
+        #expect(try PropertyListText.document(Array("\u{FEFF}<!-- by hand --><dict/>".utf8), source: "x") == [:])
         #expect(try PropertyListText.document(try BinaryPropertyListEncoder().encode(["k": 1]), source: "x") == ["k": 1])
         #expect(throws: DefaultsFailure.self) { try PropertyListText.document([0xff, 0xfe, 0x00], source: "x") }
     }
