@@ -353,13 +353,13 @@ package struct DomainWriter {
         let file = domain.file
         let name = file.fileName.hasSuffix(".plist") ? String(file.fileName.dropLast(6)) : file.fileName
         var metadata: Logger.Metadata = [
-            "MESSAGE_ID": .string(PreferencesLogEvent.wrote.messageID),
-            "PREFERENCES_DOMAIN": .string(name),
-            "PREFERENCES_KEYS": .array(keys.map { .string($0) }),
-            "PREFERENCES_BYTES": .string(String(bytes)),
-            "PREFERENCES_PATH": .string(file.path),
+            PreferencesLogField.messageID: .string(PreferencesLogEvent.wrote.messageID),
+            PreferencesLogField.domain: .string(name),
+            PreferencesLogField.keys: .array(keys.map { .string($0) }),
+            PreferencesLogField.bytes: .string(String(bytes)),
+            PreferencesLogField.path: .string(file.path),
         ]
-        if let origin { metadata["PREFERENCES_ORIGIN"] = .string(origin.summary) }
+        if let origin { metadata[PreferencesLogField.origin] = .string(origin.summary) }
         domain.logger.info(
             "wrote \(name): \(keys.count) key\(keys.count == 1 ? "" : "s") changed, \(bytes) bytes\(origin.map { ", from \($0.summary)" } ?? "")",
             metadata: metadata)

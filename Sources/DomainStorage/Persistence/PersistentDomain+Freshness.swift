@@ -61,10 +61,10 @@ extension PersistentDomain {
             logger.warning(
                 "fresh reads are off for \(file.path): \(error); reads rely on the watcher",
                 metadata: [
-                    "MESSAGE_ID": .string(PreferencesLogEvent.freshReadsUnavailable.messageID),
-                    "PREFERENCES_PATH": .string(file.path),
-                    "PREFERENCES_COUNTER": .string(location.path),
-                    "PREFERENCES_ERROR": .string(error.code.description),
+                    PreferencesLogField.messageID: .string(PreferencesLogEvent.freshReadsUnavailable.messageID),
+                    PreferencesLogField.path: .string(file.path),
+                    PreferencesLogField.counter: .string(location.path),
+                    PreferencesLogField.error: .string(error.code.description),
                 ])
         }
     }

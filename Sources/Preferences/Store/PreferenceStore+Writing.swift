@@ -103,12 +103,12 @@ extension PreferenceStore {
         // 10 seconds, then one summary of how many were dropped.
         guard PreferencesLogger.admit(event, summarizingTo: logger) else { return }
         let metadata: Logger.Metadata = [
-            "MESSAGE_ID": .string(event.messageID),
-            "PREFERENCES_DOMAIN": .string(domain),
-            "PREFERENCES_KEYS": .array([.string(key)]),
-            "PREFERENCES_BYTES": .string(String(size)),
-            "PREFERENCES_LIMIT": .string(String(limit)),
-            "PREFERENCES_PATH": .string(appDomain.file.path),
+            PreferencesLogField.messageID: .string(event.messageID),
+            PreferencesLogField.domain: .string(domain),
+            PreferencesLogField.keys: .array([.string(key)]),
+            PreferencesLogField.bytes: .string(String(size)),
+            PreferencesLogField.limit: .string(String(limit)),
+            PreferencesLogField.path: .string(appDomain.file.path),
         ]
         if let error {
             logger.error("\(error)", metadata: metadata)
