@@ -33,9 +33,9 @@ struct GlobalDomainTests {
         #expect(global.integer(forKey: "SystemOnly") == 1)
         #expect(global.bool(forKey: "Forced") && global.objectIsForced(forKey: "Forced"))
         #expect(global.objectIsForced(forKey: "Forced", inDomain: PreferenceStore.globalDomain))
-        // Each file is one layer of the store's own: app, system and managed, never a second
-        // time as the global layers.
-        #expect(global.sources(forKey: "Shared").map(\.layer) == [.app, .system])
+        // Each file is one layer, named as in every store's list: the global one and the
+        // system global one, each once.
+        #expect(global.sources(forKey: "Shared").map(\.layer) == [.global, .systemGlobal])
         #expect(global.dictionaryRepresentation()["Shared"] as? String == "user")
     }
 

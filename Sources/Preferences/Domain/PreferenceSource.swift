@@ -56,6 +56,17 @@ public struct PreferenceSource: Sendable, Hashable {
 }
 
 extension PreferenceSource.Layer {
+    /// The public name of a layer of the global domain's own store, whose own, by-host and
+    /// system layers are the global files.
+    static func globalLayer(of layer: SearchLayer) -> Self {
+        switch layer {
+        case .app: .global
+        case .appByHost: .globalByHost
+        case .system: .systemGlobal
+        default: Self(layer)
+        }
+    }
+
     /// The public name of an internal search-list layer.
     init(_ layer: SearchLayer) {
         switch layer {

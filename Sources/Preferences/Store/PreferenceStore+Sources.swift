@@ -4,6 +4,9 @@ extension PreferenceStore {
     /// Every layer of this store's search list that holds `key`, first (winning) first:
     /// why a read returns what it does (`defaults explain`).
     public func sources(forKey key: String) -> [PreferenceSource] {
+        // The global domain's store reads the global files as its own layers: they are named
+        // for what they are, the global layers, as in every other store's list.
+        let isGlobalDomain = domain == Self.globalDomain
         let found = current.read { state in
             let schema = state.pointee.declared?.schema
             return state.pointee.layers.compactMap { layer -> (PreferenceSource, PersistentDomain?)? in
@@ -13,7 +16,8 @@ extension PreferenceStore {
                     }
                     return (
                         PreferenceSource(
-                            layer: PreferenceSource.Layer(layer.kind), path: layer.source?.file.path, value: value,
+                            layer: isGlobalDomain ? .globalLayer(of: layer.kind) : PreferenceSource.Layer(layer.kind),
+                            path: layer.source?.file.path, value: value,
                             violation: schema?.violation(setting: value, forKey: key)),
                         layer.source
                     )

@@ -119,8 +119,8 @@ package final class SettingsData: Sendable {
 
     /// The layer of the domain's own file: the one changes write and a reset removes from.
     package func ownLayer(of location: PersistentDomainLocation) -> PreferenceSource.Layer {
-        // The global domain's store reads the global files as its own layers, too.
-        .app
+        // The global domain's own file is the global layer (PreferenceStore.sources(forKey:)).
+        location.description == PreferenceStore.globalDomain ? .global : .app
     }
 
     /// The keys the domain's own file and its file for this machine hold now, read from disk.
