@@ -1,4 +1,6 @@
 import Foundation
+import InMemoryLogging
+import Logging
 @testable import Preferences
 import Synchronization
 import Testing
@@ -62,6 +64,32 @@ struct PersistentDomainFilesTests {
         #expect(!(try tool.persistentDomain(at: location).hasPendingChanges))
         try store.flush()
         #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.locked")) == ["k": 1])
+    }
+
+    @Test("a store's flush that times out on the lock reports it: thrown, in fileProblems, and logged once as a failed write")
+    func lockTimeoutReported() throws {
+        let fixture = try StoreFixture()
+        let log = InMemoryLogHandler()
+        var configuration = fixture.configuration
+        configuration.lockTimeout = .milliseconds(200)
+        configuration.logger = Logger(label: "test") { _ in log }
+        let store = try PreferenceStore(domain: "com.example.stuck", configuration: configuration)
+        store.set(1, forKey: "k")
+        try store.flush()
+        let lockPath = fixture.userDirectory + "/.com.example.stuck.plist.lock"
+        let holder = try Subprocess("/usr/bin/flock", [lockPath, "sleep", "1.5"])
+        defer { holder.wait() }
+        while !isLocked(lockPath) { Thread.sleep(forTimeInterval: 0.01) }
+        store.set(2, forKey: "k")
+        let error = #expect(throws: PreferencesError.self) { try store.flush() }
+        #expect(error?.code == .lockTimeout)
+        #expect(store.fileProblems.map(\.code).contains(.lockTimeout))
+        let failures = log.entries.filter { $0.metadata["MESSAGE_ID"] == .string(PreferencesLogEvent.writeFailed.messageID) }
+        #expect(failures.count == 1, "\(log.entries)")
+        holder.wait()
+        // The set is still pending, and is written once the lock is free.
+        try store.flush()
+        #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.stuck")) == ["k": 2])
     }
 
     /// Whether another process holds the lock file's lock (`flock -n` fails to take it).

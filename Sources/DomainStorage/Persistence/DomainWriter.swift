@@ -142,99 +142,23 @@ package struct DomainWriter {
         guard domain.isWritable else {
             throw PreferencesError(.readOnly, path: file.path, "this layer is read-only")
         }
-        let locked = try withFileLock(proceeding: { !onlyIfPending || domain.hasPendingChanges }) {
-            () throws(PreferencesError) -> (Result?, Published, Bool)? in
-            let (batch, replacement, disk, known, privateKeys) = domain.state.withLock { state in
-                state.writingThread = SystemCalls.currentThread()
-                return (state.pending, state.replacement, state.disk, state.known, state.privateKeys)
+        // Whether the file's lock was taken: a failure before that (a lock held too long, a
+        // directory refused) is a failed write to record and log here; one after it the body
+        // below records itself.
+        var isLocked = false
+        let locked: (Result?, Published, Bool)??
+        do throws(PreferencesError) {
+            locked = try withFileLock(proceeding: { !onlyIfPending || domain.hasPendingChanges }) {
+                () throws(PreferencesError) -> (Result?, Published, Bool)? in
+                isLocked = true
+                return try commitWhileLocked(changing: changedKeys, onlyIfPending: onlyIfPending, hasBody: hasBody, origin: origin, body)
             }
-            // The keys the domain's stores declare private, as the commit must treat them.
-            var policy = domain.policy
-            policy.privateKeys.formUnion(privateKeys)
-            // Cleared on every path, after the counter is raised (see `hasUnfinishedWrites`).
-            defer { domain.state.withLock { $0.writingThread = nil } }
-            let hasChanges = !batch.isEmpty || replacement != nil
-            if onlyIfPending && !hasChanges { return nil }
-            var result: Result?
-            var base: [String: PropertyListValue] = [:]
-            var bodyThrew = false
-            var published = Published()
-            // Taken just before the rename (or removal) and released once the install is done:
-            // this process's watcher, or a read catching up, would otherwise read the new file
-            // first and publish this write's own keys as another process's.
-            var holdsView = false
-            let outcome: (result: Void, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool, historyProblem: PreferencesError?)
-            do throws(PreferencesError) {
-                outcome = try file.merge(
-                    policy: policy, recovering: disk, known: known, origin: origin
-                ) { values throws(PreferencesError) -> (result: Void, changed: Bool?) in
-                    base = values
-                    // Whether the pending changes change anything, found while applying them.
-                    var changed = false
-                    if let replacement {
-                        changed = values != replacement
-                        values = replacement
-                    }
-                    for (key, value) in batch where values[key] != value {
-                        values[key] = value
-                        changed = true
-                    }
-                    var bodyChanged: Bool?
-                    do throws(PreferencesError) {
-                        let (bodyResult, changed) = try body(&values)
-                        result = bodyResult
-                        bodyChanged = changed
-                    } catch {
-                        bodyThrew = true
-                        throw error
-                    }
-                    // A modify's body may have changed anything: then compare, unless it knows.
-                    return ((), hasBody ? bodyChanged : changed)
-                } beforeCommit: {
-                    domain.view.lock()
-                    holdsView = true
-                } whileLocked: { contents, changedDirectory, startedFromKnown in
-                    #if DEBUG
-                    if changedDirectory { Interleaving.reached(.beforeInstallingWrite, at: file.path) }
-                    #endif
-                    let install = {
-                        published = self.install(
-                            contents, changedDirectory: changedDirectory, startedFromKnown: startedFromKnown,
-                            base: base, batch: batch, replacement: replacement, knownAtStart: known, hasBody: hasBody)
-                    }
-                    if holdsView {
-                        install()
-                        holdsView = false
-                        domain.view.unlock()
-                    } else {
-                        domain.view.withLock { _ in install() }
-                    }
-                }
-            } catch {
-                // A rename or removal that failed after the view lock was taken.
-                if holdsView {
-                    holdsView = false
-                    domain.view.unlock()
-                }
-                // Only what is wrong with the file makes it a problem (what a store reports as its file problems):
-                // a body that threw (a cancelled transaction, a refused `trySet`) or new values
-                // too large to write leave the file as good as it was. Nor is a body's own error
-                // a failed write to log: the caller has it, and the pending changes it held back
-                // are written by the next flush.
-                if !bodyThrew && error.code != .tooLarge { domain.state.withLock { $0.writeFailed(error) } }
-                if hasChanges && !bodyThrew { PreferencesLogger.report(error, event: .writeFailed, to: domain.logger) }
-                throw error
+        } catch {
+            if !isLocked {
+                domain.state.withLock { $0.writeFailed(error) }
+                if domain.hasPendingChanges { PreferencesLogger.report(error, event: .writeFailed, to: domain.logger) }
             }
-            // The one epilogue of every commit: the directory sync requested, a history
-            // problem warned of, the write logged.
-            if outcome.changedDirectory { DirectorySync.shared.requestSync(of: file.directory, logger: domain.logger) }
-            if let problem = outcome.historyProblem { DomainHistory.warnOnce(problem, file: file, logger: domain.logger) }
-            if outcome.changedDirectory {
-                var keys = Set(batch.keys).union(replacement?.keys ?? [:].keys)
-                keys.formUnion(changedKeys())
-                logWrite(keys: keys.sorted(), bytes: outcome.contents?.byteCount ?? 0, origin: origin)
-            }
-            return (result, published, outcome.changedDirectory)
+            throw error
         }
         let written = locked ?? nil
         // A first write may have created the directory: have it watched at once, so even
@@ -254,6 +178,109 @@ package struct DomainWriter {
         if durably { try DirectorySync.shared.waitForRequestedSyncs(of: file.directory) }
         // Set whenever a body ran, which it did unless the write returned early above.
         return result.map { ($0, changedDirectory) }
+    }
+
+    /// The commit once the file's lock is held: the pending changes and `body` applied, the
+    /// file replaced, the new version installed, the epilogue run.
+    private func commitWhileLocked<Result: Sendable>(
+        changing changedKeys: () -> [String],
+        onlyIfPending: Bool,
+        hasBody: Bool,
+        origin: CommitOrigin?,
+        _ body: (inout [String: PropertyListValue]) throws(PreferencesError) -> (Result, changed: Bool?)
+    ) throws(PreferencesError) -> (Result?, Published, Bool)? {
+        let file = domain.file
+        let (batch, replacement, disk, known, privateKeys) = domain.state.withLock { state in
+            state.writingThread = SystemCalls.currentThread()
+            return (state.pending, state.replacement, state.disk, state.known, state.privateKeys)
+        }
+        // The keys the domain's stores declare private, as the commit must treat them.
+        var policy = domain.policy
+        policy.privateKeys.formUnion(privateKeys)
+        // Cleared on every path, after the counter is raised (see `hasUnfinishedWrites`).
+        defer { domain.state.withLock { $0.writingThread = nil } }
+        let hasChanges = !batch.isEmpty || replacement != nil
+        if onlyIfPending && !hasChanges { return nil }
+        var result: Result?
+        var base: [String: PropertyListValue] = [:]
+        var bodyThrew = false
+        var published = Published()
+        // Taken just before the rename (or removal) and released once the install is done:
+        // this process's watcher, or a read catching up, would otherwise read the new file
+        // first and publish this write's own keys as another process's.
+        var holdsView = false
+        let outcome: (result: Void, contents: DomainContents?, changedDirectory: Bool, startedFromKnown: Bool, historyProblem: PreferencesError?)
+        do throws(PreferencesError) {
+            outcome = try file.merge(
+                policy: policy, recovering: disk, known: known, origin: origin
+            ) { values throws(PreferencesError) -> (result: Void, changed: Bool?) in
+                base = values
+                // Whether the pending changes change anything, found while applying them.
+                var changed = false
+                if let replacement {
+                    changed = values != replacement
+                    values = replacement
+                }
+                for (key, value) in batch where values[key] != value {
+                    values[key] = value
+                    changed = true
+                }
+                var bodyChanged: Bool?
+                do throws(PreferencesError) {
+                    let (bodyResult, changed) = try body(&values)
+                    result = bodyResult
+                    bodyChanged = changed
+                } catch {
+                    bodyThrew = true
+                    throw error
+                }
+                // A modify's body may have changed anything: then compare, unless it knows.
+                return ((), hasBody ? bodyChanged : changed)
+            } beforeCommit: {
+                domain.view.lock()
+                holdsView = true
+            } whileLocked: { contents, changedDirectory, startedFromKnown in
+                #if DEBUG
+                if changedDirectory { Interleaving.reached(.beforeInstallingWrite, at: file.path) }
+                #endif
+                let install = {
+                    published = self.install(
+                        contents, changedDirectory: changedDirectory, startedFromKnown: startedFromKnown,
+                        base: base, batch: batch, replacement: replacement, knownAtStart: known, hasBody: hasBody)
+                }
+                if holdsView {
+                    install()
+                    holdsView = false
+                    domain.view.unlock()
+                } else {
+                    domain.view.withLock { _ in install() }
+                }
+            }
+        } catch {
+            // A rename or removal that failed after the view lock was taken.
+            if holdsView {
+                holdsView = false
+                domain.view.unlock()
+            }
+            // Only what is wrong with the file makes it a problem (what a store reports as its file problems):
+            // a body that threw (a cancelled transaction, a refused `trySet`) or new values
+            // too large to write leave the file as good as it was. Nor is a body's own error
+            // a failed write to log: the caller has it, and the pending changes it held back
+            // are written by the next flush.
+            if !bodyThrew && error.code != .tooLarge { domain.state.withLock { $0.writeFailed(error) } }
+            if hasChanges && !bodyThrew { PreferencesLogger.report(error, event: .writeFailed, to: domain.logger) }
+            throw error
+        }
+        // The one epilogue of every commit: the directory sync requested, a history
+        // problem warned of, the write logged.
+        if outcome.changedDirectory { DirectorySync.shared.requestSync(of: file.directory, logger: domain.logger) }
+        if let problem = outcome.historyProblem { DomainHistory.warnOnce(problem, file: file, logger: domain.logger) }
+        if outcome.changedDirectory {
+            var keys = Set(batch.keys).union(replacement?.keys ?? [:].keys)
+            keys.formUnion(changedKeys())
+            logWrite(keys: keys.sorted(), bytes: outcome.contents?.byteCount ?? 0, origin: origin)
+        }
+        return (result, published, outcome.changedDirectory)
     }
 
     /// The stores a write published to, by whose changes they got.
