@@ -52,7 +52,9 @@ package final class PersistentDomain: Sendable {
         // Unowned: the schedule belongs to this domain, which the process's table keeps for
         // as long as the process runs.
         let domain = Unowned()
-        flushes = FlushSchedule { domain.value?.writeInBackground() ?? true }
+        flushes = FlushSchedule(
+            write: { domain.value?.writeInBackground() ?? true },
+            hasWork: { domain.value?.hasPendingChanges ?? false })
         domain.value = self
     }
 

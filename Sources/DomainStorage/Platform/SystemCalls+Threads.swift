@@ -30,8 +30,13 @@ extension SystemCalls {
 
     /// Initialises a mutex (`pthread_mutex_init`): in debug builds one that reports a relock
     /// by its holder instead of deadlocking (`PTHREAD_MUTEX_ERRORCHECK`), in release builds
-    /// the default kind.
+    /// glibc's adaptive kind (`PTHREAD_MUTEX_ADAPTIVE_NP`), which spins briefly on a busy
+    /// lock before it sleeps.
     ///
+    /// Why adaptive: the package's locks are held for microseconds (a background flush
+    /// installs what it wrote under the domain's state lock while a `set` waits for it). A
+    /// waiter that sleeps in the kernel for such a hold is woken tens of microseconds after
+    /// the lock is free; one that spins a little takes it as it is released (issue 37).
     /// The error check makes an uncontended lock and unlock dearer, which the store's
     /// typed-key reads would feel (their cost is in Benchmarks/RESULTS.md); the tests run
     /// debug builds, so a relock still traps there.
@@ -43,7 +48,7 @@ extension SystemCalls {
         #if DEBUG
         let kind = Int32(PTHREAD_MUTEX_ERRORCHECK)
         #else
-        let kind = Int32(PTHREAD_MUTEX_NORMAL)
+        let kind = Int32(PTHREAD_MUTEX_ADAPTIVE_NP)
         #endif
         precondition(pthread_mutexattr_settype(&attributes, kind) == 0, "pthread_mutexattr_settype failed")
         let result = pthread_mutex_init(mutex, &attributes)
