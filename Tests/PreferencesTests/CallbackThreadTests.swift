@@ -73,6 +73,11 @@ struct CallbackThreadTests {
                 _ = store.bool(forKey: "n")
                 applicationLock.unlock()
                 reads.add(1, ordering: .relaxed)
+                // A pause, as the workers' reading threads take: without it this thread kept a
+                // whole core busy for as long as the test ran (most of a test run when the suite
+                // was loaded), starving the rest of the run, this test's own waits included.
+                // Reads still come thousands of times a second and find commits first.
+                usleep(50)
             }
             readsDone.signal()
         }.start()
