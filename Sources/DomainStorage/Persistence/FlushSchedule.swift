@@ -6,8 +6,8 @@ import Dispatch
 ///
 /// A write stays scheduled while it runs and, when it is done, queues the next itself if sets
 /// came meanwhile. So a program setting in a loop queues work only when the queue is idle:
-/// a set that queues work wakes a queue thread, which can cost fifty times the set itself
-/// (Benchmarks/RESULTS.md, issue 37).
+/// a set that queues work wakes a queue thread, which costs many times the set itself
+/// (Benchmarks/RESULTS.md, "`set` beside a background flush").
 package final class FlushSchedule: Sendable {
     private struct State {
         var isScheduled = false
