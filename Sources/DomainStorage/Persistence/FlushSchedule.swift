@@ -4,13 +4,16 @@ import Dispatch
 /// that arrive meanwhile join the next), on the process's flush queue, and after a failure
 /// again later, backing off from 250 ms to 30 s.
 ///
-/// A write stays scheduled while it runs and, when it is done, queues the next itself if sets
-/// came meanwhile. So a program setting in a loop queues work only when the queue is idle:
-/// a set that queues work wakes a queue thread, which costs many times the set itself
-/// (Benchmarks/RESULTS.md, "`set` beside a background flush").
+/// A write stays scheduled while it runs; a set made meanwhile only notes that another write
+/// is wanted, and the write queues that one itself when it is done. So a program setting in a
+/// loop queues work only when the queue is idle: a set that queues work wakes a queue thread,
+/// which costs many times the set itself (Benchmarks/RESULTS.md, "`set` beside a background
+/// flush").
 package final class FlushSchedule: Sendable {
     private struct State {
         var isScheduled = false
+        /// A set asked for a write while one was scheduled or running.
+        var isRequestedAgain = false
         var retryDelay: Duration = .zero
         /// Writes queued so far, for tests.
         var queued = 0
@@ -20,25 +23,25 @@ package final class FlushSchedule: Sendable {
     /// The write; returns whether it succeeded. Made once, so scheduling on every set
     /// allocates nothing.
     private let write: @Sendable () -> Bool
-    /// Whether there is anything left to write, asked after each write.
-    private let hasWork: @Sendable () -> Bool
 
     /// Every domain's background writes run here, one at a time: a write holds the domain's
     /// lock files, and two at once would only contend for the disk.
     private static let queue = DispatchQueue(label: "swift-preferences.flush")
 
-    /// Creates the schedule of `write`, which returns whether it succeeded; `hasWork` says
-    /// whether changes wait to be written.
-    package init(write: @escaping @Sendable () -> Bool, hasWork: @escaping @Sendable () -> Bool) {
+    /// Creates the schedule of `write`, which returns whether it succeeded.
+    package init(_ write: @escaping @Sendable () -> Bool) {
         self.write = write
-        self.hasWork = hasWork
     }
 
-    /// Queues the write unless one is queued already; after a failure it is queued again
-    /// after the back-off delay.
+    /// Queues the write unless one is queued or running already, in which case that one
+    /// queues another when it is done; after a failure it is queued again after the back-off
+    /// delay.
     package func schedule(after delay: Duration = .zero) {
         let shouldSchedule = state.withLock { state in
-            if state.isScheduled { return false }
+            if state.isScheduled {
+                state.isRequestedAgain = true
+                return false
+            }
             state.isScheduled = true
             state.queued += 1
             return true
@@ -51,28 +54,43 @@ package final class FlushSchedule: Sendable {
         }
     }
 
+    /// Returns once every write queued so far has run (for tests).
+    package static func waitForQueuedWrites() {
+        queue.sync {}
+    }
+
     /// How many writes were queued so far (a write that stays scheduled is counted once).
     package var queuedWrites: Int {
         state.withLock { $0.queued }
     }
 
-    /// Runs the write on the queue, then queues the next if changes came meanwhile, or a
-    /// retry if it failed.
+    /// Runs the write on the queue, then queues the next if a set asked for one meanwhile, or
+    /// a retry if it failed.
     private func run() {
-        // Still scheduled while it writes: a set made now records its change and returns.
+        // A set that asked before this point recorded its change before asking, so this
+        // write takes it; one that asks from here on is written by the next.
+        state.withLock { $0.isRequestedAgain = false }
         if write() {
-            state.withLock { state in
-                state.isScheduled = false
+            let again = state.withLock { state -> Bool in
                 state.retryDelay = .zero
+                guard state.isRequestedAgain else {
+                    state.isScheduled = false
+                    return false
+                }
+                // Stays scheduled: sets made until the next write starts join it.
+                state.isRequestedAgain = false
+                state.queued += 1
+                return true
             }
-            // Asked after clearing the flag: a set records its change before it looks at the
-            // flag, so a change this misses found the flag clear and queued a write itself.
-            // Queued from the queue's own thread, so nothing is woken.
-            if hasWork() { schedule() }
+            // Queued from the queue's own thread, so nothing is woken. Asked for by a set, not
+            // by what is left pending: a value that never compares equal to itself (a NaN)
+            // stays pending after its write and must not make writes follow one another forever.
+            if again { Self.queue.async(execute: run) }
             return
         }
         let delay = state.withLock { state -> Duration in
             state.isScheduled = false
+            state.isRequestedAgain = false
             state.retryDelay = min(max(state.retryDelay * 2, .milliseconds(250)), .seconds(30))
             return state.retryDelay
         }

@@ -52,9 +52,7 @@ package final class PersistentDomain: Sendable {
         // Unowned: the schedule belongs to this domain, which the process's table keeps for
         // as long as the process runs.
         let domain = Unowned()
-        flushes = FlushSchedule(
-            write: { domain.value?.writeInBackground() ?? true },
-            hasWork: { domain.value?.hasPendingChanges ?? false })
+        flushes = FlushSchedule { domain.value?.writeInBackground() ?? true }
         domain.value = self
     }
 
