@@ -140,6 +140,16 @@ for label, name, target in [
     shown = fmt(ours) if mallocs is None else f"{fmt(ours)}, {mallocs:g} mallocs"
     row(label, shown, read_peers(ours), f"≤ {target} ns, 0 mallocs", met)
 
+# Code typed UserDefaults reads through PreferencesUserDefaults: target within 2x of the store's own read.
+for kind in ["bool", "integer", "string"]:
+    store_read = bench(f"Store: cached {kind}(forKey:) by string key (ours)")
+    subclass_read = bench(f"Store: cached {kind}(forKey:) through PreferencesUserDefaults (ours)")
+    row(f"cached `{kind}` through `PreferencesUserDefaults` typed `UserDefaults`", fmt(subclass_read),
+        f"the store's own {fmt(store_read)} ({ratio(store_read, subclass_read)}); "
+        f"UserDefaults {fmt(foundation_read)} ({ratio(foundation_read, subclass_read)})",
+        "≤ 2× the store's",
+        None if store_read is None or subclass_read is None else subclass_read <= 2 * store_read)
+
 ours_set = bench("Store: set(_:forKey:) Int (ours)")
 foundation_set = bench("Store: set(_:forKey:) Int (Foundation UserDefaults)")
 row("`set` (in memory)", fmt(ours_set), f"UserDefaults {fmt(foundation_set)} ({ratio(foundation_set, ours_set)})",

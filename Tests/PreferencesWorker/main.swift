@@ -7,6 +7,9 @@
 //   PreferencesWorker increment DOMAIN KEY COUNT         COUNT atomic increments of KEY
 //   PreferencesWorker set-and-exit DOMAIN KEY VALUE      set one string and exit without flushing
 //   PreferencesWorker read DOMAIN KEY                    print string(forKey:) or "(nil)"
+//   PreferencesWorker user-defaults-standard DOMAIN KEY VALUE  set KEY through `PreferencesUserDefaults.standard`
+//                                                        typed `UserDefaults` (its domain must be DOMAIN,
+//                                                        from PREFERENCES_DOMAIN), synchronize, print its class
 //   PreferencesWorker set-pairs DOMAIN COUNT             set `first` and `pair` → `second` to i in one atomic
 //                                                        write per i in 1...COUNT
 //   PreferencesWorker burst DOMAIN KEY COUNT             set KEY to v0...v(COUNT-1) as fast as possible
@@ -214,6 +217,16 @@ case "growth":
     print("open:" + openDescriptors().joined(separator: ","))
 case "read":
     print(store(domain).string(forKey: arguments[3]) ?? "(nil)")
+case "user-defaults-standard":
+    guard arguments.count == 5 else { fail("user-defaults-standard DOMAIN KEY VALUE") }
+    // Typed as Foundation's class, as code written for Foundation holds it.
+    let defaults: UserDefaults = PreferencesUserDefaults.standard
+    guard PreferencesUserDefaults.standard.store.domain == domain else {
+        fail("standard's domain is \(PreferencesUserDefaults.standard.store.domain), not \(domain)")
+    }
+    defaults.set(arguments[4], forKey: arguments[3])
+    guard defaults.synchronize() else { fail("synchronize failed") }
+    print(String(describing: type(of: defaults)))
 case "size-storm":
     guard let count = Int(arguments[3]) else { fail("size-storm DOMAIN COUNT") }
     sizeStorm(domain: domain, count: count)

@@ -113,6 +113,32 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The same reads through `PreferencesUserDefaults` held as a `UserDefaults`, as code
+    // written for Foundation holds it: a dynamically dispatched override, then the store's read.
+    Benchmark("Store: cached bool(forKey:) through PreferencesUserDefaults (ours)") { benchmark in
+        let defaults = StoreFixture.shared.subclass
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(defaults.bool(forKey: "Enabled"))
+        }
+    }
+
+    Benchmark("Store: cached integer(forKey:) through PreferencesUserDefaults (ours)") { benchmark in
+        let defaults = StoreFixture.shared.subclass
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(defaults.integer(forKey: "Number"))
+        }
+    }
+
+    Benchmark("Store: cached string(forKey:) through PreferencesUserDefaults (ours)") { benchmark in
+        let defaults = StoreFixture.shared.subclass
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(defaults.string(forKey: "Name"))
+        }
+    }
+
     Benchmark("Store: cached bool(forKey:) (Foundation UserDefaults)") { benchmark in
         let defaults = StoreFixture.shared.foundation
         benchmark.startMeasurement()
@@ -266,6 +292,9 @@ final class StoreFixture: Sendable {
     let domainFile: String
     /// Safety: `UserDefaults` is documented thread-safe; it is not marked Sendable on Linux.
     nonisolated(unsafe) let foundation: UserDefaults
+    /// The same domain through `PreferencesUserDefaults`, held as its base class (safe from
+    /// any thread; not Sendable for the same reason).
+    nonisolated(unsafe) let subclass: UserDefaults
 
     private init() {
         let directory = Self.freshDirectory()
@@ -276,6 +305,11 @@ final class StoreFixture: Sendable {
         store.set("a name", forKey: "Name")
         do { try store.flush() } catch { fatalError("cannot write the benchmark domain: \(error)") }
         domainFile = directory + "/\(Self.domain).plist"
+        do {
+            subclass = try PreferencesUserDefaults(domain: Self.domain, configuration: store.configuration)
+        } catch {
+            fatalError("cannot open the benchmark domain as UserDefaults: \(error)")
+        }
         foundation = Self.foundationFresh(keys: 1_000)
         foundation.set(true, forKey: "Enabled")
     }

@@ -133,7 +133,7 @@ extension PreferenceStore {
         source.replaceAll(with: values, notifying: self).deliver()
         source.scheduleFlush()
         if configuration.postsDidChangeNotification {
-            NotificationCenter.default.post(name: Self.didChangeNotification, object: self)
+            changeNotification.post(for: self)
         }
     }
 

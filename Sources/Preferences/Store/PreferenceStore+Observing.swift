@@ -222,7 +222,7 @@ extension PreferenceStore {
             }
         }
         if batch.postsNotification && configuration.postsDidChangeNotification {
-            NotificationCenter.default.post(name: Self.didChangeNotification, object: self)
+            changeNotification.post(for: self)
         }
     }
 

@@ -62,6 +62,8 @@ public final class PreferenceStore: Sendable {
     let delivery = ChangeDelivery()
     /// The commit counters reads compare, to catch up with other processes' writes.
     let freshness = FreshnessChecks()
+    /// Posts ``didChangeNotification`` (or, in a ``PreferencesUserDefaults``, Foundation's).
+    let changeNotification = ChangeNotificationSender()
     let extras: ThreadLock<Extras>
 
     /// What the store keeps besides resolved values.
