@@ -172,6 +172,7 @@ struct CatalogTests {
             "bee61232af8949879dd51df0fa8ceb8a", "0607fe15d2164a9e8024df88f4592d02", "7ea7d374aa6a423db4198c9d363f2d95",
             "cde19ffe71da435783b857a19e271e31", "7d199ead685a4294a32f660bd3ab101f",
             "f4c976933db047279d2a1790a5f4558a", "e77f6f76d1d94e5885bb297c5d448748",
+            "dbdb7c16898d44cbbf217640a423d50b", "77ee0c5ad61543808a898c4ab192d28b",
         ])
     func installs(messageID: String) throws {
         // Into a private root, so the test leaves the machine's catalog alone.

@@ -7,6 +7,8 @@
 //   PreferencesWorker increment DOMAIN KEY COUNT         COUNT atomic increments of KEY
 //   PreferencesWorker set-and-exit DOMAIN KEY VALUE      set one string and exit without flushing
 //   PreferencesWorker read DOMAIN KEY                    print string(forKey:) or "(nil)"
+//   PreferencesWorker foundation-write DOMAIN KEY VALUE... set string values with corelibs-Foundation's own
+//                                                        UserDefaults(suiteName: DOMAIN), synchronize, print its file
 //   PreferencesWorker user-defaults-standard DOMAIN KEY VALUE  set KEY through `PreferencesUserDefaults.standard`
 //                                                        typed `UserDefaults` (its domain must be DOMAIN,
 //                                                        from PREFERENCES_DOMAIN), synchronize, print its class
@@ -217,6 +219,14 @@ case "growth":
     print("open:" + openDescriptors().joined(separator: ","))
 case "read":
     print(store(domain).string(forKey: arguments[3]) ?? "(nil)")
+case "foundation-write":
+    guard arguments.count >= 5, arguments.count % 2 == 1 else { fail("foundation-write DOMAIN KEY VALUE...") }
+    // Foundation's class itself, not ours: the file a program written for it leaves behind.
+    guard let defaults = UserDefaults(suiteName: domain) else { fail("no UserDefaults suite \(domain)") }
+    for pair in stride(from: 3, to: arguments.count, by: 2) {
+        defaults.set(arguments[pair + 1], forKey: arguments[pair])
+    }
+    guard defaults.synchronize() else { fail("UserDefaults.synchronize failed") }
 case "user-defaults-standard":
     guard arguments.count == 5 else { fail("user-defaults-standard DOMAIN KEY VALUE") }
     // Typed as Foundation's class, as code written for Foundation holds it.

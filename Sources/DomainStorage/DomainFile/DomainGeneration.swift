@@ -47,11 +47,14 @@ public struct DomainGeneration: Sendable, Hashable {
     /// domain's first version, number 1, every key it holds); nil for the oldest listed
     /// otherwise, or when either version cannot be read.
     public let changedKeys: [String]?
+    /// Where the version's values came from, when its writer said (an import from
+    /// corelibs-Foundation's file, a fleet policy's revision); nil for an ordinary commit.
+    public let origin: CommitOrigin?
 
     /// Creates the description of a version.
     public init(
         number: Int, isCurrent: Bool, path: String, date: Date?, writer: Writer, values: [String: PropertyListValue]?,
-        problem: PreferencesError?, changedKeys: [String]?
+        problem: PreferencesError?, changedKeys: [String]?, origin: CommitOrigin? = nil
     ) {
         self.number = number
         self.isCurrent = isCurrent
@@ -61,5 +64,6 @@ public struct DomainGeneration: Sendable, Hashable {
         self.values = values
         self.problem = problem
         self.changedKeys = changedKeys
+        self.origin = origin
     }
 }

@@ -27,6 +27,10 @@ package enum PreferencesLogEvent: String, Sendable, CaseIterable {
     case recovered
     /// A domain's history directory cannot be used, so no generation is kept (warning).
     case historyUnusable
+    /// corelibs-Foundation's settings file for a domain was imported into it (info).
+    case foundationImported
+    /// corelibs-Foundation's settings file for a domain was refused; nothing was written (warning).
+    case foundationImportRefused
 
     /// The 128-bit id, as journald writes it: 32 lowercase hex digits.
     package var messageID: String {
@@ -43,6 +47,8 @@ package enum PreferencesLogEvent: String, Sendable, CaseIterable {
         case .freshReadsUnavailable: "d41c6f0e8a2b4975b7e3c9a1f5d80e36"
         case .recovered: "f4c976933db047279d2a1790a5f4558a"
         case .historyUnusable: "e77f6f76d1d94e5885bb297c5d448748"
+        case .foundationImported: "dbdb7c16898d44cbbf217640a423d50b"
+        case .foundationImportRefused: "77ee0c5ad61543808a898c4ab192d28b"
         }
     }
 }

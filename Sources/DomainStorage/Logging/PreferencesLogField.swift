@@ -41,6 +41,8 @@ package enum PreferencesLogField {
     package static let generationPath = "PREFERENCES_GENERATION_PATH"
     /// `PREFERENCES_HISTORY_PATH`: the history directory that cannot be used.
     package static let historyPath = "PREFERENCES_HISTORY_PATH"
+    /// `PREFERENCES_SOURCE`: the file values were imported from (corelibs-Foundation's).
+    package static let source = "PREFERENCES_SOURCE"
     /// `PREFERENCES_SUPPRESSED`: how many entries of the kind a rate limit dropped.
     package static let suppressed = "PREFERENCES_SUPPRESSED"
 }

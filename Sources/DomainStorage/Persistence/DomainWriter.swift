@@ -1,4 +1,5 @@
 import Logging
+import SystemPackage
 package import PropertyList
 
 /// Writes one domain's pending changes: takes the file's lock, re-reads it unless it is
@@ -59,6 +60,42 @@ package struct DomainWriter {
             return ((), changed)
         }
         return written?.changedDirectory ?? false
+    }
+
+    /// Adds `values` to the file as one durable commit recording `origin`: each key the file
+    /// does not hold takes its value, and a key it holds keeps its own (an import never
+    /// overwrites a setting made here).
+    ///
+    /// - Parameter intoNewDomainOnly: Import only if, under the lock, the file does not exist
+    ///   and no import was made before (`marker` is absent): the first opener of a domain
+    ///   imports, and a second process opening it at the same moment finds the file and
+    ///   imports nothing.
+    /// - Returns: The keys imported and the keys kept, or nil if nothing was imported because
+    ///   `intoNewDomainOnly` found the domain already there.
+    package func importValues(
+        _ values: [String: PropertyListValue], origin: CommitOrigin, intoNewDomainOnly: Bool, marker: String
+    ) throws(PreferencesError) -> (imported: [String], kept: [String])? {
+        let file = domain.file
+        var outcome: (imported: [String], kept: [String])?
+        _ = try commit(changing: { outcome?.imported ?? [] }, onlyIfPending: false, durably: true, hasBody: true, origin: origin) {
+            current throws(PreferencesError) -> (Void, changed: Bool?) in
+            let markerExists = (try? FilePath(marker).stat(followTargetSymlink: false)) != nil
+            if intoNewDomainOnly && (file.identity() != nil || markerExists) { return ((), changed: false) }
+            let imported = values.keys.filter { current[$0] == nil }.sorted()
+            for key in imported { current[key] = values[key] }
+            outcome = (imported, values.keys.filter { current[$0] != values[$0] }.sorted())
+            return ((), changed: !imported.isEmpty)
+        }
+        // After the commit: a marker left by an import that then failed would stop the next
+        // opener from trying again. Without it, a domain whose every key is later removed
+        // (its file goes) would be imported a second time.
+        if outcome != nil {
+            let descriptor = try? FileDescriptor.open(
+                FilePath(marker), .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+                permissions: .ownerReadWrite)
+            try? descriptor?.close()
+        }
+        return outcome
     }
 
     /// Removes `keys`' values from every copy of the file kept (the generations and the

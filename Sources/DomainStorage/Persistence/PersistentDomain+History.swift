@@ -84,7 +84,7 @@ extension PersistentDomain {
         DomainGeneration(
             number: Int(number), isCurrent: isCurrent, path: version.path, date: date(of: version), writer: writer(of: version),
             values: values, problem: { if case .failure(let error) = version.contents { return error } else { return nil } }(),
-            changedKeys: changedKeys)
+            changedKeys: changedKeys, origin: CommitOrigin.recorded(atPath: version.path))
     }
 
     /// When a version was written: its record's time if the record is valid, else its

@@ -42,6 +42,9 @@ package final class PersistentDomain: Sendable {
     /// The file's commit counter once it is open, or why it cannot be (see
     /// ``CommitCounter``); opened under the file lock.
     package let commits = ThreadLock(CommitCounterState(), rank: .leaf)
+    /// Whether this process has tried the first-open import of corelibs-Foundation's file
+    /// (``importFoundationSettingsOnFirstOpen(from:)``): once per file per process.
+    package let foundationImportTried = ThreadLock(false, rank: .leaf)
 
     private init(file: DomainFile, policy: FilePolicy, isWritable: Bool, runtimeDirectory: String?, logger: Logger) {
         self.file = file

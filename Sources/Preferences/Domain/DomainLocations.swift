@@ -10,6 +10,7 @@ import Foundation
 /// | by-host | `<user dir>/ByHost/<domain>.<machine-id>.plist` |
 /// | system | `$PREFERENCES_SYSTEM_DIR`, else `/etc/preferences` |
 /// | managed | `<system dir>/managed/<domain>.plist` |
+/// | corelibs-Foundation's (imported once, never written) | `$XDG_CONFIG_HOME/<domain>.plist` (absolute only), else `~/.config/<domain>.plist` |
 struct DomainLocations: Sendable, Hashable {
     /// The file name of the global domain in the user and system directories.
     static let globalFileStem = ".GlobalPreferences"
@@ -33,11 +34,16 @@ struct DomainLocations: Sendable, Hashable {
     let homeDirectory: String
     /// `$XDG_RUNTIME_DIR` (absolute only), where commit counters live; nil: beside each file.
     let runtimeDirectory: String?
+    /// Where corelibs-Foundation's `UserDefaults` keeps a domain, `<dir>/<domain>.plist`:
+    /// `$XDG_CONFIG_HOME` (absolute only), else `~/.config`, as its CFPreferences resolves it.
+    let foundationDirectory: String
 
     init(environment: [String: String], machineID: String? = DomainLocations.readMachineID()) {
         let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? FileManager.default.homeDirectoryForCurrentUser.path
         homeDirectory = home.trimmingTrailingSlashes()
+        foundationDirectory = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0.trimmingTrailingSlashes() : nil }
+            ?? homeDirectory + "/.config"
         if let explicit = environment["PREFERENCES_HOME"], !explicit.isEmpty {
             userDirectory = explicit.trimmingTrailingSlashes()
         } else if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {

@@ -44,8 +44,22 @@ struct DomainFileLayout: Sendable {
     }
 
     /// The writable domain `<user dir>/<stem>.plist`.
+    ///
+    /// The first time this process opens a domain (not the global one) that has no file
+    /// here and was never imported, while corelibs-Foundation's file for it exists, that
+    /// file's values are imported first (see ``foundationFile(stem:)``), so a program moving
+    /// from Foundation's `UserDefaults` keeps its users' settings.
     func userDomain(stem: String) -> PersistentDomain {
-        userFile(directory: locations.userDirectory, fileName: DomainLocations.fileName(stem: stem))
+        let domain = userFile(directory: locations.userDirectory, fileName: DomainLocations.fileName(stem: stem))
+        if stem != DomainLocations.globalFileStem {
+            domain.importFoundationSettingsOnFirstOpen(from: foundationFile(stem: stem))
+        }
+        return domain
+    }
+
+    /// corelibs-Foundation's file for the domain `stem`: `<$XDG_CONFIG_HOME or ~/.config>/<stem>.plist`.
+    func foundationFile(stem: String) -> DomainFile {
+        DomainFile(directory: locations.foundationDirectory, fileName: DomainLocations.fileName(stem: stem))
     }
 
     /// The writable domain `<user dir>/ByHost/<stem>.<machine-id>.plist`, or nil on a

@@ -3,8 +3,9 @@ package import Preferences
 
 /// A domain's versions as `defaults history` prints them: one line each, or JSON.
 package enum GenerationText {
-    /// One line: number, time, writer, and the keys changed relative to the next older
-    /// version, e.g. `4 (current)  2026-01-02 03:04:05.678 +0000  pid 123 (foo.service)  changed: a, b`.
+    /// One line: number, time, writer, the keys changed relative to the next older version,
+    /// and where the values came from when the writer said, e.g.
+    /// `4 (current)  2026-01-02 03:04:05.678 +0000  pid 123 (foo.service)  changed: a, b  (imported from ...)`.
     package static func line(_ generation: DomainGeneration) -> String {
         let number = generation.isCurrent ? "\(generation.number) (current)" : "\(generation.number)"
         let time = generation.date.map(text(of:)) ?? "(time unknown)"
@@ -17,12 +18,14 @@ package enum GenerationText {
             // The version before it is gone (pruned) or does not decode: nothing to compare with.
             changes = "changed: unknown (the version before it is not kept or does not decode)"
         }
-        return "\(number)  \(time)  writer \(generation.writer)  \(changes)"
+        let origin = generation.origin.map { "  (\($0.summary))" } ?? ""
+        return "\(number)  \(time)  writer \(generation.writer)  \(changes)\(origin)"
     }
 
     /// The versions as a JSON array of objects: `generation`, `current`, `time` (ISO 8601),
     /// `writer` (`library`, `edited outside the library` or `unknown`), `pid`, `unit`,
-    /// `changed` (null when unknown), `path` and `problem` (null when it decodes).
+    /// `changed` (null when unknown), `path`, `problem` (null when it decodes) and `origin`
+    /// (where the values came from, when the writer said; else null).
     package static func json(_ generations: [DomainGeneration]) -> String {
         "[" + generations.map { generation in
             var pid = "null", unit = "null", writer = "unknown"
@@ -44,6 +47,7 @@ package enum GenerationText {
                 ("changed", generation.changedKeys.map { "[" + $0.map(JSONText.string).joined(separator: ",") + "]" } ?? "null"),
                 ("path", JSONText.string(generation.path)),
                 ("problem", generation.problem.map { JSONText.string($0.reason) } ?? "null"),
+                ("origin", generation.origin.map { JSONText.string($0.summary) } ?? "null"),
             ])
         }.joined(separator: ",\n") + "]"
     }

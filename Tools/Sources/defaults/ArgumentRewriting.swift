@@ -12,7 +12,7 @@ enum ArgumentRewriting {
     /// Verbs whose first operand is a domain.
     static let domainVerbs: Set<String> = [
         "read", "read-type", "write", "rename", "delete", "import", "export", "watch", "explain", "describe", "edit",
-        "history", "undo", "restore", "purge",
+        "history", "undo", "restore", "purge", "import-foundation",
     ]
 
     /// Every verb (and `help`), so a mistyped one is named as such.

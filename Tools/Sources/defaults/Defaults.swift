@@ -25,7 +25,7 @@ struct Defaults: ParsableCommand {
         subcommands: [
             Read.self, ReadType.self, Write.self, Rename.self, Delete.self, Domains.self, Find.self,
             Import.self, Export.self, Watch.self, Explain.self, Describe.self, Edit.self,
-            History.self, Undo.self, Restore.self, Purge.self,
+            History.self, Undo.self, Restore.self, Purge.self, ImportFoundation.self,
         ]
     )
 }

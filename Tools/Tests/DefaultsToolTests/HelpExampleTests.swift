@@ -30,7 +30,7 @@ struct HelpExampleTests {
         let verbs = try Self.listedVerbs(ToolFixture())
         #expect(Set(verbs) == [
             "read", "read-type", "write", "rename", "delete", "domains", "find", "import", "export", "watch",
-            "explain", "describe", "edit", "history", "undo", "restore", "purge",
+            "explain", "describe", "edit", "history", "undo", "restore", "purge", "import-foundation",
         ])
     }
 
