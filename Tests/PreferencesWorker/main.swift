@@ -9,6 +9,9 @@
 //   PreferencesWorker read DOMAIN KEY                    print string(forKey:) or "(nil)"
 //   PreferencesWorker foundation-write DOMAIN KEY VALUE... set string values with corelibs-Foundation's own
 //                                                        UserDefaults(suiteName: DOMAIN), synchronize, print its file
+//   PreferencesWorker read-lazily DOMAIN KEY             open with fileWatching .whenObserved, read KEY, print
+//                                                        "read VALUE inotify N watcher N", then observe KEY and
+//                                                        print the same line again
 //   PreferencesWorker user-defaults-standard DOMAIN KEY VALUE  set KEY through `PreferencesUserDefaults.standard`
 //                                                        typed `UserDefaults` (its domain must be DOMAIN,
 //                                                        from PREFERENCES_DOMAIN), synchronize, print its class
@@ -219,6 +222,29 @@ case "growth":
     print("open:" + openDescriptors().joined(separator: ","))
 case "read":
     print(store(domain).string(forKey: arguments[3]) ?? "(nil)")
+case "read-lazily":
+    // What a one-shot program holds: inotify instances and the watcher thread, by name.
+    func holdings() -> String {
+        let inotify = openDescriptors().filter { $0.hasSuffix("anon_inode:inotify") }.count
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        let watchers = tasks.filter { task in
+            let name = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+            return name.hasPrefix("prefs-")
+        }.count
+        return "inotify \(inotify) watcher \(watchers)"
+    }
+    let lazy: PreferenceStore
+    do throws(PreferencesError) {
+        lazy = try PreferenceStore(domain: domain, configuration: .init(fileWatching: .whenObserved))
+    } catch {
+        fail("cannot open \(domain): \(error)")
+    }
+    print("read \(lazy.string(forKey: arguments[3]) ?? "(nil)") \(holdings())")
+    let observation = lazy.observe(arguments[3]) { _ in }
+    // The watcher thread names itself as it starts.
+    Thread.sleep(forTimeInterval: 0.2)
+    print("observed \(holdings())")
+    observation.cancel()
 case "foundation-write":
     guard arguments.count >= 5, arguments.count % 2 == 1 else { fail("foundation-write DOMAIN KEY VALUE...") }
     // Foundation's class itself, not ours: the file a program written for it leaves behind.

@@ -133,6 +133,21 @@ bin=$(swift build -c "$configuration" --package-path Tools --scratch-path "$scra
 for executable in "${executables[@]}"; do
     [[ -x $bin/$executable ]] || { echo "install.sh: $bin/$executable was not built" >&2; exit 1; }
 done
+# A release install's `defaults` is linked with the Swift runtime and Foundation inside it
+# and not position-independent: it starts in about a third of the time and memory of the
+# dynamically linked build, because the loader has no Swift libraries to map and relocate
+# (Benchmarks/RESULTS.md, "defaults beside gsettings"). Only `defaults`, a command run once
+# per call; the long-running services keep the shared libraries, and their address
+# randomisation. A second build directory: the static runtime changes every module's build.
+defaults_bin=$bin
+if [[ $configuration == release ]]; then
+    if ((build)); then
+        echo "building a statically linked defaults in $scratch-static"
+        swift build -c release --package-path Tools --scratch-path "$scratch-static" --static-swift-stdlib -Xlinker -no-pie --product defaults
+    fi
+    defaults_bin=$(swift build -c release --package-path Tools --scratch-path "$scratch-static" --static-swift-stdlib -Xlinker -no-pie --show-bin-path)
+    [[ -x $defaults_bin/defaults ]] || { echo "install.sh: $defaults_bin/defaults was not built" >&2; exit 1; }
+fi
 
 # What has to be generated is made in a staging directory first, so a failure before the
 # copying below installs nothing; the copying records each file as it goes.
@@ -206,6 +221,10 @@ grep -q "^ExecStart=$prefix/bin/preferences-fleet " "$staging/preferences-fleet.
 # What goes where: source, path under the prefix, mode.
 installs=()
 for executable in "${executables[@]}"; do
+    if [[ $executable == defaults ]]; then
+        installs+=("$defaults_bin/defaults" "bin/defaults" 755)
+        continue
+    fi
     installs+=("$bin/$executable" "bin/$executable" 755)
 done
 installs+=(

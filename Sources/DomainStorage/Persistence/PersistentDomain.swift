@@ -75,10 +75,15 @@ package final class PersistentDomain: Sendable {
     private static let table = ThreadLock([String: PersistentDomain](), rank: .domainTable)
 
     /// The process's one instance for `file`; the first caller's policy and logger apply.
+    ///
+    /// - Parameter watching: Watch the file's directory for other processes' changes now
+    ///   (``DomainRefresher/startWatching()``, idempotent); false leaves that to the first
+    ///   caller that needs it, so a program that only reads starts no watcher thread and no
+    ///   inotify instance (its reads stay fresh through the commit counter).
     package static func shared(
         _ file: DomainFile, policy: FilePolicy, isWritable: Bool,
         runtimeDirectory: String? = CommitCounterLocation.processRuntimeDirectory,
-        logger: Logger = PreferencesLogger.default
+        logger: Logger = PreferencesLogger.default, watching: Bool = true
     ) -> PersistentDomain {
         let domain = table.withLock { table in
             if let existing = table[file.path] { return existing }
@@ -89,7 +94,7 @@ package final class PersistentDomain: Sendable {
         }
         // The counter first: a watcher that falls back to polling sleeps on it at once.
         domain.openCommitCounterIfNeeded()
-        domain.refresher.startWatching()
+        if watching { domain.refresher.startWatching() }
         ProcessExit.ensureFlushAtExit()
         return domain
     }

@@ -22,6 +22,8 @@ struct DomainFileLayout: Sendable {
     let managedWriterPolicy: FilePolicy
     /// Where writes and problems of files opened here are logged.
     let logger: Logger
+    /// Whether a file starts being watched when it is opened here (``PreferenceStore/Configuration/fileWatching``).
+    let watchesAtOpen: Bool
 
     /// The layout `configuration` describes: its environment locates the directories, its
     /// size limit, lock timeout and history bounds go into both policies.
@@ -41,6 +43,7 @@ struct DomainFileLayout: Sendable {
             generationLimit: configuration.generationLimit, generationByteLimit: configuration.generationByteLimit,
             fileMode: [.ownerReadWrite, .groupRead, .otherRead], directoryMode: [.ownerReadWriteExecute, .groupRead, .groupExecute, .otherRead, .otherExecute])
         logger = configuration.logger ?? PreferencesLogger.default
+        watchesAtOpen = configuration.fileWatching == .atOpen
     }
 
     /// The writable domain `<user dir>/<stem>.plist`.
@@ -74,7 +77,8 @@ struct DomainFileLayout: Sendable {
     func systemDomain(directory: String, stem: String) -> PersistentDomain {
         PersistentDomain.shared(
             DomainFile(directory: directory, fileName: DomainLocations.fileName(stem: stem)),
-            policy: systemPolicy, isWritable: false, runtimeDirectory: locations.runtimeDirectory, logger: logger)
+            policy: systemPolicy, isWritable: false, runtimeDirectory: locations.runtimeDirectory, logger: logger,
+            watching: watchesAtOpen)
     }
 
     /// The managed layer's file of `stem` as its one writer writes it (see
@@ -95,6 +99,6 @@ struct DomainFileLayout: Sendable {
     func userFile(directory: String, fileName: String) -> PersistentDomain {
         PersistentDomain.shared(
             DomainFile(directory: directory, fileName: fileName), policy: userPolicy, isWritable: true,
-            runtimeDirectory: locations.runtimeDirectory, logger: logger)
+            runtimeDirectory: locations.runtimeDirectory, logger: logger, watching: watchesAtOpen)
     }
 }

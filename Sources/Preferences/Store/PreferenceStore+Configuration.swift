@@ -48,6 +48,9 @@ extension PreferenceStore {
         /// How many bytes one domain's generations may take together (default 8 MiB); the
         /// oldest go first, and the newest is kept even if it alone is larger.
         public var generationByteLimit: Int
+        /// When the process starts watching the files for other processes' changes (default
+        /// ``FileWatching/atOpen``).
+        public var fileWatching: FileWatching
 
         /// Creates a configuration; every parameter defaults to the process's own.
         public init(
@@ -59,7 +62,8 @@ extension PreferenceStore {
             logger: Logger? = nil,
             postsDidChangeNotification: Bool = true,
             generationLimit: Int = 32,
-            generationByteLimit: Int = 8 << 20
+            generationByteLimit: Int = 8 << 20,
+            fileWatching: FileWatching = .atOpen
         ) {
             self.environment = environment
             self.arguments = arguments
@@ -70,6 +74,26 @@ extension PreferenceStore {
             self.postsDidChangeNotification = postsDidChangeNotification
             self.generationLimit = max(0, generationLimit)
             self.generationByteLimit = max(0, generationByteLimit)
+            self.fileWatching = fileWatching
         }
+    }
+
+    /// When a process starts watching a store's files (its one watcher thread and inotify
+    /// instance, see ARCHITECTURE.md) for other processes' changes and hand edits.
+    public enum FileWatching: Sendable, Hashable {
+        /// When the store (or ``PreferenceFiles``) opens the file: every change reaches
+        /// `didChangeNotification` observers and a ``PreferencesUserDefaults``, whose
+        /// `NotificationCenter` observers the library cannot see. The default.
+        case atOpen
+        /// When the store's first observer registers (``PreferenceStore/observe(_:options:handler:)-(String,_,_)``,
+        /// ``PreferenceStore/changes(of:initial:)``, ``PreferenceStore/values(of:initial:)``,
+        /// ``ObservedPreference``, a configuration provider's watch). Until then the process
+        /// starts no thread and no inotify instance, and reads still see every commit a
+        /// program of this library makes to a user file whose commit counter could be opened
+        /// (always with `XDG_RUNTIME_DIR` set, as in a login session; else once the file's
+        /// directory exists). Not seen until the store watches: a hand edit made after the
+        /// file was read, a change of the system or managed layer, and `didChangeNotification`
+        /// for another process's change. For one-shot programs: a command-line tool, a script.
+        case whenObserved
     }
 }

@@ -85,6 +85,10 @@ extension PreferenceStore {
         // The files' values were taken before the new layers were published: a change made
         // in between is brought in now.
         resynchronize(prepared, since: versions)
+        // A first observer registered while the layers were made found the old ones.
+        if withExtras({ $0.watchesFiles }) {
+            for source in prepared.compactMap(\.source) { source.refresher.startWatching() }
+        }
     }
 
     // MARK: Persistent domains

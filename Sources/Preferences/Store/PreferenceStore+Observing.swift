@@ -163,6 +163,7 @@ extension PreferenceStore {
         initial: Bool, handler: @escaping @Sendable (_ values: [String: PropertyListValue], _ commit: UInt64) -> Void
     ) -> PreferenceObservation {
         let id = observers.addCommitObserver { handler($0.values, $0.number) }
+        startWatchingFiles()
         let observation = PreferenceObservation { [weak self] in self?.observers.removeCommitObserver(id: id) }
         if initial {
             let (values, commit) = current.read { ($0.pointee.allValues, $0.pointee.commit) }
@@ -176,11 +177,26 @@ extension PreferenceStore {
         handler: @escaping @Sendable (PreferenceChange) -> Void
     ) -> PreferenceObservation {
         let id = observers.add(ObserverTable.Observer(options: options, handler: handler), forKey: key)
+        startWatchingFiles()
         let observation = PreferenceObservation { [weak self] in self?.observers.remove(id: id, forKey: key) }
         if options.contains(.initial), let key {
             handler(PreferenceChange(key: key, oldValue: nil, newValue: value(forKey: key), origin: .thisProcess))
         }
         return observation
+    }
+
+    /// Starts watching every file of the search list and the schema, if the store does not
+    /// yet (``FileWatching/whenObserved`` until its first observer); cheap once
+    /// it does. Called with no lock held.
+    func startWatchingFiles() {
+        let starts = withExtras { extras -> Bool in
+            defer { extras.watchesFiles = true }
+            return !extras.watchesFiles
+        }
+        guard starts else { return }
+        for source in snapshot.read({ $0.layers.compactMap(\.source) }) { source.refresher.startWatching() }
+        let (outcome, lookup) = withExtras { ($0.schemaOutcome, $0.schemaLookup) }
+        followSchema(outcome, of: lookup, isNew: false)
     }
 
     /// Hands out this store's queued batches of this process's own changes on the calling

@@ -63,7 +63,8 @@ extension PreferenceStore {
     /// be used and moves values from old key names.
     func followSchema(_ outcome: SchemaLookup.Outcome, of lookup: SchemaLookup, isNew: Bool, migratingInBackground: Bool = false) {
         let entries = lookup.watchedEntries(after: outcome)
-        let unchanged = withExtras { $0.schemaWatchedEntries == entries && $0.schemaLookup == lookup }
+        // Not watched yet, and nothing registered, until the store watches its files.
+        let unchanged = withExtras { !$0.watchesFiles || ($0.schemaWatchedEntries == entries && $0.schemaLookup == lookup) }
         if !unchanged {
             // Registered outside the lock: a handler running now may be waiting for it.
             let registrations = entries.map { entry in

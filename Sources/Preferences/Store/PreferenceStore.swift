@@ -78,6 +78,9 @@ public final class PreferenceStore: Sendable {
         /// The schema files and directories watched, and their registrations.
         var schemaWatchedEntries: [SchemaLookup.Entry] = []
         var schemaWatches: [DirectoryWatcher.Registration] = []
+        /// Whether the store's files and schema are watched: from the start, or from its
+        /// first observer (``Configuration/fileWatching``).
+        var watchesFiles: Bool
     }
 
     /// Opens the store for a suite (a domain shared with other programs), as
@@ -116,7 +119,8 @@ public final class PreferenceStore: Sendable {
             place: .searchPath(SchemaSearchPath(environment: configuration.environment, home: layout.locations.homeDirectory)))
         let outcome = lookup.find()
         let declared = outcome.schema.map { DeclaredSchema($0, domain: name.rawValue, logger: layout.logger) }
-        extras = ThreadLock(Extras(schemaLookup: lookup, schemaOutcome: outcome), rank: .storeExtras)
+        extras = ThreadLock(
+            Extras(schemaLookup: lookup, schemaOutcome: outcome, watchesFiles: configuration.fileWatching == .atOpen), rank: .storeExtras)
         snapshot = LeftRight(ResolvedValues(layers: [], slotTable: [:]), rank: .storeSnapshot)
         let (layers, versions) = makeLayers(suites: [], declaredDefaults: declared?.defaults ?? [:])
         // Resolved once; the two copies share its storage until the first write to each.
@@ -160,8 +164,11 @@ public final class PreferenceStore: Sendable {
         let isGlobal = stem == global
         var layers: [Layer] = []
         var versions: [ObjectIdentifier: UInt64] = [:]
+        // A file shared with a store or `PreferenceFiles` that does not watch it yet.
+        let watches = withExtras { $0.watchesFiles }
         func add(_ kind: SearchLayer, _ source: PersistentDomain?) {
             guard let source else { return }
+            if watches { source.refresher.startWatching() }
             let (values, version) = source.subscribe(self)
             if let counter = source.commitCounter { freshness.add(source, counter: counter) }
             versions[ObjectIdentifier(source)] = version

@@ -33,9 +33,11 @@ package struct DefaultsContext: Sendable {
     }()
 
     /// What stores and files are made with: this run's environment, no launch arguments
-    /// (the tool's own are not preferences), the tool's logger.
+    /// (the tool's own are not preferences), the tool's logger, and no file watching until a
+    /// verb observes (`watch`): a one-shot read or write starts no watcher thread and no
+    /// inotify instance.
     private var configuration: PreferenceStore.Configuration {
-        PreferenceStore.Configuration(environment: environment, arguments: [], logger: Self.logger)
+        PreferenceStore.Configuration(environment: environment, arguments: [], logger: Self.logger, fileWatching: .whenObserved)
     }
 
     /// A store for `domain` (a name, or the global domain), with no launch arguments and

@@ -25,11 +25,17 @@ struct Read: ParsableCommand {
     @Argument(help: "The key; the whole domain when omitted.") var key: String?
 
     func run() throws {
-        let context = DefaultsContext(currentHost: host.currentHost)
+        try Self.read(domain: domain, key: key, currentHost: host.currentHost, json: json)
+    }
+
+    /// What the verb does once its words are parsed; `main` calls it directly for plain
+    /// words (see `DirectRun`).
+    static func read(domain: String?, key: String?, currentHost: Bool, json: Bool) throws {
+        let context = DefaultsContext(currentHost: currentHost)
         let files = context.files()
         guard let domain else {
             var all: [String: PropertyListValue] = [:]
-            for name in files.persistentDomainNames(currentHost: host.currentHost) + [PreferenceStore.globalDomain] {
+            for name in files.persistentDomainNames(currentHost: currentHost) + [PreferenceStore.globalDomain] {
                 do {
                     let location = try context.location(name)
                     if let values = try context.values(at: location, in: files) { all[name] = .dictionary(values) }
@@ -39,7 +45,7 @@ struct Read: ParsableCommand {
                     Output.error("\(error)")
                 }
             }
-            emit(.dictionary(all), bare: false)
+            emit(.dictionary(all), bare: false, json: json)
             return
         }
         let location = try context.location(domain)
@@ -47,11 +53,11 @@ struct Read: ParsableCommand {
         Self.warnIfRecovered(location, in: files)
         guard let key else {
             guard let values else { throw DefaultsFailure.missingDomain(location.description) }
-            emit(.dictionary(values), bare: false)
+            emit(.dictionary(values), bare: false, json: json)
             return
         }
         guard let value = values?[key] else { throw DefaultsFailure.missingKey(domain: location.description, key: key) }
-        emit(value, bare: true)
+        emit(value, bare: true, json: json)
     }
 
     /// Says on standard error that the values printed come from a generation, because the
@@ -62,7 +68,7 @@ struct Read: ParsableCommand {
     }
 
     /// Prints as `defaults read` does (a lone string, number or date bare), or as JSON.
-    private func emit(_ value: PropertyListValue, bare: Bool) {
+    private static func emit(_ value: PropertyListValue, bare: Bool, json: Bool) {
         if json {
             Output.line(JSONText.encode(value))
         } else {

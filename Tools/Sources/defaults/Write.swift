@@ -32,7 +32,13 @@ struct Write: ParsableCommand {
 
     func run() throws {
         if words.first == "--help" || words.first == "-h" { throw CleanExit.helpRequest(self) }
-        var words = self.words
+        try Self.write(words: words)
+    }
+
+    /// What the verb does with its words; `main` calls it directly for plain words (see
+    /// `DirectRun`).
+    static func write(words: [String]) throws {
+        var words = words
         // Only where ArgumentRewriting puts it: the same word later on is a value.
         var currentHost = false
         while words.first == "--current-host" {
@@ -163,7 +169,7 @@ struct Write: ParsableCommand {
     }
 
     /// Several keys in one commit: one rename, one change for every watcher, all or nothing.
-    private func writePairs(
+    private static func writePairs(
         _ pairs: [(key: String, words: [String])], at location: PersistentDomainLocation, in files: PreferenceFiles
     ) throws {
         let schema = Self.schema(for: location, in: files)
@@ -189,7 +195,7 @@ struct Write: ParsableCommand {
         }
     }
 
-    private func replace(_ location: PersistentDomainLocation, with text: String, in files: PreferenceFiles) throws {
+    private static func replace(_ location: PersistentDomainLocation, with text: String, in files: PreferenceFiles) throws {
         let trimmed = text.drop(while: \.isWhitespace)
         guard trimmed.first == "{" || trimmed.first == "<" else {
             throw DefaultsFailure("write needs a value after the key \(text.debugDescription), or a dictionary such as '{ key = value; }' to replace the domain", usage: WriteRequest.usage)

@@ -7,8 +7,10 @@ import Foundation
 // non-zero; ArgumentParser's own (unknown option, missing argument) print with usage.
 do {
     let arguments = try ArgumentRewriting.rewrite(Array(CommandLine.arguments.dropFirst()))
-    var command = try Defaults.parseAsRoot(arguments)
-    try command.run()
+    if try !DirectRun.runIfPlain(arguments) {
+        var command = try Defaults.parseAsRoot(arguments)
+        try command.run()
+    }
 } catch let failure as DefaultsFailure {
     Output.error(failure.description)
     exit(failure.exitCode)

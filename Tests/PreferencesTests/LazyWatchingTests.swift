@@ -1,0 +1,65 @@
+import Foundation
+@testable import Preferences
+import Testing
+import TestSupport
+
+/// `fileWatching: .whenObserved`: a program that only reads starts no watcher thread and no
+/// inotify instance, its reads stay fresh, and its first observer starts the watching
+/// (issue 38, item 5).
+@Suite("Watching files only once observed")
+struct LazyWatchingTests {
+    @Test("a one-shot read holds no inotify instance and no watcher thread until it observes")
+    func oneShotReadStartsNothing() throws {
+        let fixture = try StoreFixture()
+        try fixture.plant(["greeting": .string("hello")], at: fixture.userFile("com.example.test"))
+        let result = try run(workerPath, ["read-lazily", "com.example.test", "greeting"], environment: fixture.processEnvironment)
+        #expect(result.status == 0, "\(result.output)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.first == "read hello inotify 0 watcher 0", "\(lines)")
+        #expect(lines.dropFirst().first == "observed inotify 1 watcher 1", "\(lines)")
+    }
+
+    @Test("without watching, reads still see every commit of another process")
+    func readsStayFresh() throws {
+        let fixture = try StoreFixture()
+        // The commit counters in a runtime directory of the fixture's, so one opens at once
+        // although the domain's directory does not exist yet.
+        try fixture.usePrivateRuntimeDirectory()
+        var configuration = fixture.configuration
+        configuration.fileWatching = .whenObserved
+        let store = try PreferenceStore(domain: "com.example.test", configuration: configuration)
+        #expect(store.object(forKey: "remote0") == nil)
+        #expect(store.appDomain.state.withLock { $0.watch == nil }, "not watched")
+        for round in 1...3 {
+            let result = try run(workerPath, ["set-keys", "com.example.test", "remote", String(round)], environment: fixture.processEnvironment)
+            #expect(result.status == 0, "\(result.output)")
+            // No waiting: the commit counter says the file changed, and the read catches up.
+            #expect(store.integer(forKey: "remote\(round - 1)") == round - 1 && store.object(forKey: "remote\(round - 1)") != nil)
+        }
+        #expect(store.appDomain.state.withLock { $0.watch == nil }, "still not watched: the reads caught up through the counter")
+    }
+
+    @Test("the first observer starts the watching: another process's change reaches it, and so does a hand edit")
+    func firstObserverStartsWatching() async throws {
+        let fixture = try StoreFixture()
+        var configuration = fixture.configuration
+        configuration.fileWatching = .whenObserved
+        let store = try PreferenceStore(domain: "com.example.test", configuration: configuration)
+        let heard = Heard()
+        let observation = store.observe(options: [.new]) { heard.note($0.key) }
+        defer { observation.cancel() }
+        let result = try run(workerPath, ["set-keys", "com.example.test", "remote", "1"], environment: fixture.processEnvironment)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(await eventually { heard.keys.contains("remote0") }, "\(heard.keys)")
+        // A hand edit raises no commit counter: only the watch can notice it.
+        try fixture.plant(["remote0": .integer(0), "edited": .string("by hand")], at: fixture.userFile("com.example.test"))
+        #expect(await eventually { heard.keys.contains("edited") }, "\(heard.keys)")
+    }
+
+    final class Heard: @unchecked Sendable {
+        private let lock = NSLock()
+        private var all: [String] = []
+        func note(_ key: String) { lock.withLock { all.append(key) } }
+        var keys: [String] { lock.withLock { all } }
+    }
+}
