@@ -20,7 +20,7 @@ struct ConfigServerCommand: AsyncParsableCommand {
             settings, read through swift-configuration from the domain (com.example.server \
             unless --domain), apply to the next request after any process changes them:
               greeting         a string; Hello when unset or not a string
-              features.shout   a boolean; when true the answer is in capitals
+              features.shout   a boolean flag: capitals when true; off when unset or not a boolean
             The first line of standard output is the address it listens on. SIGTERM or \
             SIGINT stops it after the requests in progress.
 
