@@ -6,8 +6,12 @@ let package = Package(
     // No `platforms:` entry: it can only name Apple systems, and this package builds on Linux
     // alone (inotify, futexes, flock, libsystemd). It said macOS 15 before, which was not true.
     dependencies: [
-        .package(name: "swift-preferences", path: ".."),
+        // The Configuration trait for PreferencesConfiguration, which config-latency times.
+        .package(name: "swift-preferences", path: "..", traits: ["Configuration"]),
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+        // config-latency's peer: swift-configuration's own ReloadingFileProvider over JSON.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["JSON", "Reloading"]),
+        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
         .executableTarget(
@@ -67,6 +71,20 @@ let package = Package(
             name: "fleet-latency",
             dependencies: [.product(name: "Preferences", package: "swift-preferences")],
             path: "Harness/FleetLatency",
+            swiftSettings: [.treatAllWarnings(as: .error)]
+        ),
+        // A change → a service's handler seeing it: PreferencesProvider beside swift-configuration's
+        // ReloadingFileProvider (JSON, 15 s and 1 s polls) in one run, and over HTTP through
+        // preferences-config-server: run by Benchmarks/config-latency.sh.
+        .executableTarget(
+            name: "config-latency",
+            dependencies: [
+                .product(name: "Preferences", package: "swift-preferences"),
+                .product(name: "PreferencesConfiguration", package: "swift-preferences"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            path: "Harness/ConfigLatency",
             swiftSettings: [.treatAllWarnings(as: .error)]
         ),
     ],

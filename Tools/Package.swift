@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "preferences-fleet", targets: ["preferences-fleet"]),
         .executable(name: "preferences-greeter", targets: ["preferences-greeter"]),
         .executable(name: "preferences-config-example", targets: ["preferences-config-example"]),
+        .executable(name: "preferences-config-server", targets: ["preferences-config-server"]),
         .executable(name: "preferences-demo", targets: ["preferences-demo"]),
         .executable(name: "preferences-settings", targets: ["preferences-settings"]),
     ],
@@ -34,7 +35,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        // The settings page's HTTP server (preferences-settings) and its templates.
+        // The HTTP servers (preferences-settings, preferences-config-server) and the settings
+        // pages' templates.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
@@ -76,6 +78,18 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The same settings over HTTP: a Hummingbird server whose answers follow the domain.
+        .executableTarget(
+            name: "preferences-config-server",
+            dependencies: [
+                .product(name: "PreferencesConfiguration", package: "swift-preferences"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -204,11 +218,15 @@ let package = Package(
         .testTarget(
             name: "PreferencesConfigurationTests",
             dependencies: [
-                "TestSupport", "defaults", "preferences-config-example",
+                "TestSupport", "defaults", "preferences-config-example", "preferences-config-server",
                 .product(name: "PreferencesConfiguration", package: "swift-preferences"),
                 .product(name: "Preferences", package: "swift-preferences"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ConfigurationTesting", package: "swift-configuration"),
+                // The HTTP client the server tests ask preferences-config-server with.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

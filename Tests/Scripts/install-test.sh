@@ -34,7 +34,7 @@ manifest=$prefix/share/swift-preferences/install-manifest
 [[ -s $manifest ]] || fail "no install manifest at $manifest"
 
 # The executables.
-for executable in defaults preferences-fleet preferences-greeter preferences-demo preferences-config-example preferences-settings preferences-keygen; do
+for executable in defaults preferences-fleet preferences-greeter preferences-demo preferences-config-example preferences-config-server preferences-settings preferences-keygen; do
     [[ -x $prefix/bin/$executable ]] || fail "$prefix/bin/$executable is not installed or not executable"
 done
 

@@ -122,7 +122,7 @@ fi
 # The executable products of Tools/Package.swift, and the library package's key generator
 # (PreferencesWorker is a test program, not a product). All are built by the tools package,
 # which depends on the library: one build directory.
-executables=(defaults preferences-fleet preferences-greeter preferences-demo preferences-config-example preferences-settings preferences-keygen)
+executables=(defaults preferences-fleet preferences-greeter preferences-demo preferences-config-example preferences-config-server preferences-settings preferences-keygen)
 
 if ((build)); then
     echo "building $configuration products in $scratch"
