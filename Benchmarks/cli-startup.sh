@@ -28,46 +28,17 @@ if [[ ${1:-} =~ ^[0-9]+$ ]]; then
 fi
 (($# > 0)) || { echo "usage: cli-startup.sh [ROUNDS] LABEL=DEFAULTS-BINARY..." >&2; exit 2; }
 
-packages=(libglib2.0-bin dconf-gsettings-backend dconf-service dbus-daemon python3)
-missing=()
-for package in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
-done
-if ((${#missing[@]})); then
-    echo "installing: ${missing[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get -o DPkg::Lock::Timeout=600 update -q
-    apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}"
-fi
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=Peers/dconf/private-session.sh
+source "$here/Peers/dconf/private-session.sh"
+install_missing_packages libglib2.0-bin dconf-gsettings-backend dconf-service dbus-daemon python3
 
 work="$(mktemp -d)"
-bus_pid=""
-service_pid=""
-cleanup() {
-    [[ -n $service_pid ]] && kill -TERM "$service_pid" 2>/dev/null && wait "$service_pid" 2>/dev/null
-    [[ -n $bus_pid ]] && kill -TERM "$bus_pid" 2>/dev/null && wait "$bus_pid" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-# Both tools' files private to this run: dconf's database in $XDG_CONFIG_HOME/dconf/user,
-# ours in $XDG_CONFIG_HOME/preferences, the commit counters and dconf's flag in the runtime
-# directory.
-export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" XDG_RUNTIME_DIR="$work/run"
+trap 'stop_private_dconf; rm -rf "$work"' EXIT
+# Both tools' files private to this run: dconf's in $XDG_CONFIG_HOME/dconf, ours in
+# $XDG_CONFIG_HOME/preferences, the commit counters and dconf's flag in the runtime directory.
+start_private_dconf "$work"
 unset PREFERENCES_HOME
-mkdir -p "$XDG_CONFIG_HOME" && mkdir -m 700 "$XDG_RUNTIME_DIR"
-export DBUS_SESSION_BUS_ADDRESS="unix:path=$work/bus"
-dbus-daemon --session --nofork --nopidfile --address="$DBUS_SESSION_BUS_ADDRESS" 2>/dev/null &
-bus_pid=$!
-for _ in $(seq 100); do [[ -S $work/bus ]] && break; sleep 0.05; done
-[[ -S $work/bus ]] || { echo "cli-startup: the private session bus did not start" >&2; exit 1; }
-/usr/libexec/dconf-service &
-service_pid=$!
-for _ in $(seq 100); do
-    dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-        org.freedesktop.DBus.NameHasOwner string:ca.desrt.dconf 2>/dev/null | grep -q "boolean true" && break
-    sleep 0.05
-done
 
 # The same two settings on both sides: a string to read, an integer to write.
 mkdir -p "$work/schemas"
