@@ -8,15 +8,23 @@ import TestSupport
 /// (issue 38, item 5).
 @Suite("Watching files only once observed")
 struct LazyWatchingTests {
-    @Test("a one-shot read holds no inotify instance and no watcher thread until it observes")
+    @Test("a reader holds no inotify instance and no watcher thread until it observes, though its reads catch up with other processes")
     func oneShotReadStartsNothing() throws {
         let fixture = try StoreFixture()
+        try fixture.usePrivateRuntimeDirectory()
         try fixture.plant(["greeting": .string("hello")], at: fixture.userFile("com.example.test"))
-        let result = try run(workerPath, ["read-lazily", "com.example.test", "greeting"], environment: fixture.processEnvironment)
-        #expect(result.status == 0, "\(result.output)")
-        let lines = result.output.split(separator: "\n").map(String.init)
-        #expect(lines.first == "read hello inotify 0 watcher 0", "\(lines)")
-        #expect(lines.dropFirst().first == "observed inotify 1 watcher 1", "\(lines)")
+        let reader = try Subprocess(
+            workerPath, ["read-lazily", "com.example.test", "greeting"], environment: fixture.processEnvironment, input: .pipe)
+        #expect(reader.nextLine() == "read hello inotify 0 watcher 0")
+        // Another process commits; the read that finds it (through the commit counter) must
+        // not start the watcher to hand the change out.
+        let writer = try run(workerPath, ["burst", "com.example.test", "greeting", "3"], environment: fixture.processEnvironment)
+        #expect(writer.status == 0, "\(writer.output)")
+        try reader.send("again")
+        #expect(reader.nextLine() == "again v2 inotify 0 watcher 0")
+        reader.closeInput()
+        #expect(reader.nextLine() == "observed inotify 1 watcher 1")
+        #expect(reader.wait() == 0)
     }
 
     @Test("without watching, reads still see every commit of another process")

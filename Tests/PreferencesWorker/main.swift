@@ -10,11 +10,13 @@
 //   PreferencesWorker foundation-write DOMAIN KEY VALUE... set string values with corelibs-Foundation's own
 //                                                        UserDefaults(suiteName: DOMAIN), synchronize, print its file
 //   PreferencesWorker read-lazily DOMAIN KEY             open with fileWatching .whenObserved, read KEY, print
-//                                                        "read VALUE inotify N watcher N", then observe KEY and
-//                                                        print the same line again
+//                                                        "read VALUE inotify N watcher N"; for each line on stdin
+//                                                        read KEY again and print "again VALUE ..." likewise; at
+//                                                        end of input observe KEY and print "observed ..." 
 //   PreferencesWorker user-defaults-standard DOMAIN KEY VALUE  set KEY through `PreferencesUserDefaults.standard`
 //                                                        typed `UserDefaults` (its domain must be DOMAIN,
 //                                                        from PREFERENCES_DOMAIN), synchronize, print its class
+//                                                        and the domain `PreferencesUserDefaults(suiteName: nil)` opens
 //   PreferencesWorker set-pairs DOMAIN COUNT             set `first` and `pair` → `second` to i in one atomic
 //                                                        write per i in 1...COUNT
 //   PreferencesWorker burst DOMAIN KEY COUNT             set KEY to v0...v(COUNT-1) as fast as possible
@@ -233,17 +235,23 @@ case "read-lazily":
         }.count
         return "inotify \(inotify) watcher \(watchers)"
     }
+    // Unbuffered, line by line: the test answers each line before this reads on.
+    func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
     let lazy: PreferenceStore
     do throws(PreferencesError) {
         lazy = try PreferenceStore(domain: domain, configuration: .init(fileWatching: .whenObserved))
     } catch {
         fail("cannot open \(domain): \(error)")
     }
-    print("read \(lazy.string(forKey: arguments[3]) ?? "(nil)") \(holdings())")
+    say("read \(lazy.string(forKey: arguments[3]) ?? "(nil)") \(holdings())")
+    // Each line: another process has committed meanwhile, and this read catches up.
+    while readLine() != nil {
+        say("again \(lazy.string(forKey: arguments[3]) ?? "(nil)") \(holdings())")
+    }
     let observation = lazy.observe(arguments[3]) { _ in }
     // The watcher thread names itself as it starts.
     Thread.sleep(forTimeInterval: 0.2)
-    print("observed \(holdings())")
+    say("observed \(holdings())")
     observation.cancel()
 case "foundation-write":
     guard arguments.count >= 5, arguments.count % 2 == 1 else { fail("foundation-write DOMAIN KEY VALUE...") }
@@ -262,7 +270,7 @@ case "user-defaults-standard":
     }
     defaults.set(arguments[4], forKey: arguments[3])
     guard defaults.synchronize() else { fail("synchronize failed") }
-    print(String(describing: type(of: defaults)))
+    print(String(describing: type(of: defaults)), PreferencesUserDefaults(suiteName: nil)?.store.domain ?? "(nil)")
 case "size-storm":
     guard let count = Int(arguments[3]) else { fail("size-storm DOMAIN COUNT") }
     sizeStorm(domain: domain, count: count)

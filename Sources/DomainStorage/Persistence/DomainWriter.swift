@@ -66,36 +66,56 @@ package struct DomainWriter {
     /// does not hold takes its value, and a key it holds keeps its own (an import never
     /// overwrites a setting made here).
     ///
-    /// - Parameter intoNewDomainOnly: Import only if, under the lock, the file does not exist
-    ///   and no import was made before (`marker` is absent): the first opener of a domain
-    ///   imports, and a second process opening it at the same moment finds the file and
-    ///   imports nothing.
-    /// - Returns: The keys imported and the keys kept, or nil if nothing was imported because
-    ///   `intoNewDomainOnly` found the domain already there.
+    /// This process's pending changes are written first, in a commit of their own, so the
+    /// import's commit holds (and its origin names) the imported keys alone, as far as no set
+    /// lands in between; one that does is written with it, never dropped.
+    ///
+    /// - Parameters:
+    ///   - intoNewDomainOnly: Import only if, under the lock, the domain has never been
+    ///     written: no file, no `marker`, and no lock file before this call (`lockExisted`,
+    ///     looked at before the lock was taken, which creates it). So the first opener of a
+    ///     new domain imports, a second process opening it at the same moment waits for the
+    ///     lock, finds the file and imports nothing, and a domain that existed here and was
+    ///     emptied is never filled from Foundation's file again.
+    ///   - marker: The file that says the domain needs no import (any more); made under the
+    ///     lock, and removed again if the import's commit fails.
+    /// - Returns: The keys imported and the keys kept, or nil if `intoNewDomainOnly` found the
+    ///   domain already there (the marker is then made, so later opens need no lock).
     package func importValues(
-        _ values: [String: PropertyListValue], origin: CommitOrigin, intoNewDomainOnly: Bool, marker: String
+        _ values: [String: PropertyListValue], origin: CommitOrigin, intoNewDomainOnly: Bool, lockExisted: Bool, marker: String
     ) throws(PreferencesError) -> (imported: [String], kept: [String])? {
+        try flush(durably: true)
         let file = domain.file
         var outcome: (imported: [String], kept: [String])?
-        _ = try commit(changing: { outcome?.imported ?? [] }, onlyIfPending: false, durably: true, hasBody: true, origin: origin) {
-            current throws(PreferencesError) -> (Void, changed: Bool?) in
-            let markerExists = (try? FilePath(marker).stat(followTargetSymlink: false)) != nil
-            if intoNewDomainOnly && (file.identity() != nil || markerExists) { return ((), changed: false) }
-            let imported = values.keys.filter { current[$0] == nil }.sorted()
-            for key in imported { current[key] = values[key] }
-            outcome = (imported, values.keys.filter { current[$0] != values[$0] }.sorted())
-            return ((), changed: !imported.isEmpty)
-        }
-        // After the commit: a marker left by an import that then failed would stop the next
-        // opener from trying again. Without it, a domain whose every key is later removed
-        // (its file goes) would be imported a second time.
-        if outcome != nil {
-            let descriptor = try? FileDescriptor.open(
-                FilePath(marker), .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
-                permissions: .ownerReadWrite)
-            try? descriptor?.close()
+        var madeMarker = false
+        do throws(PreferencesError) {
+            _ = try commit(changing: { outcome?.imported ?? [] }, onlyIfPending: false, durably: true, hasBody: true, origin: origin) {
+                current throws(PreferencesError) -> (Void, changed: Bool?) in
+                let markerExists = (try? FilePath(marker).stat(followTargetSymlink: false)) != nil
+                madeMarker = !markerExists && Self.makeMarker(marker)
+                // nil: the merge compares, so a set that landed since the flush is written, not lost.
+                if intoNewDomainOnly && (lockExisted || markerExists || file.identity() != nil) { return ((), changed: nil) }
+                let imported = values.keys.filter { current[$0] == nil }.sorted()
+                for key in imported { current[key] = values[key] }
+                outcome = (imported, values.keys.filter { current[$0] != values[$0] }.sorted())
+                return ((), changed: nil)
+            }
+        } catch {
+            // Not imported after all: the next opener, or `defaults import-foundation`, tries again.
+            if madeMarker && outcome != nil { try? SystemCalls.unlink(FilePath(marker)) }
+            throw error
         }
         return outcome
+    }
+
+    /// Creates the empty file at `path` (0600, no links followed); false if it exists or
+    /// cannot be made.
+    private static func makeMarker(_ path: String) -> Bool {
+        guard let descriptor = try? FileDescriptor.open(
+            FilePath(path), .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec], permissions: .ownerReadWrite)
+        else { return false }
+        try? descriptor.close()
+        return true
     }
 
     /// Removes `keys`' values from every copy of the file kept (the generations and the

@@ -29,7 +29,9 @@ extension PersistentDomain {
     ///   found the domain already there.
     /// - Throws: ``PreferencesError`` naming `source` if it is refused, or the write's error;
     ///   nothing is written either way.
-    package func importFoundationSettings(from source: DomainFile, intoNewDomainOnly: Bool) throws(PreferencesError) -> FoundationImportOutcome? {
+    package func importFoundationSettings(
+        from source: DomainFile, intoNewDomainOnly: Bool, lockExisted: Bool = false
+    ) throws(PreferencesError) -> FoundationImportOutcome? {
         guard source.path != file.path else { return nil }
         guard let (bytes, _) = try source.readCheckedBytes(policy: policy, role: "corelibs-Foundation's settings file") else { return nil }
         let top: PropertyListValue
@@ -42,7 +44,8 @@ extension PersistentDomain {
             throw PreferencesError(.notADictionary, path: source.path, "corelibs-Foundation's settings file holds a \(top.typeName), not a dictionary")
         }
         let origin = CommitOrigin(summary: "imported from corelibs-Foundation's \(source.path)")
-        guard let outcome = try writer.importValues(values, origin: origin, intoNewDomainOnly: intoNewDomainOnly, marker: foundationImportMarker)
+        guard let outcome = try writer.importValues(
+            values, origin: origin, intoNewDomainOnly: intoNewDomainOnly, lockExisted: lockExisted, marker: foundationImportMarker)
         else { return nil }
         logger.info(
             "imported \(outcome.imported.count) of \(values.count) keys from corelibs-Foundation's \(source.path) into \(file.path)",
@@ -55,24 +58,40 @@ extension PersistentDomain {
         return FoundationImportOutcome(imported: outcome.imported, kept: outcome.kept)
     }
 
-    /// The import a first open makes (see ``importFoundationSettings(from:intoNewDomainOnly:)``),
-    /// tried once per file per process, and only when the domain has no file and was never
-    /// imported: two `lstat`s on every later open of a domain that exists. A refused file is
-    /// logged as a warning naming it, and nothing is written.
+    /// The import a first open makes (see ``importFoundationSettings(from:intoNewDomainOnly:lockExisted:)``),
+    /// only for a domain this library has never written: no file, no marker, and (checked under
+    /// the lock) no lock file before. Two `lstat`s on every open of a domain that has its file;
+    /// once per file per process otherwise, a second thread opening the domain meanwhile
+    /// waiting for it. A refused file is logged as a warning naming it, and nothing is written.
+    ///
+    /// Skipped, to be tried at the next open, on a thread inside another domain's write (a
+    /// transaction's or `modify`'s body opening a new domain): taking this domain's lock there
+    /// could deadlock with a process that takes the two locks the other way round.
     package func importFoundationSettingsOnFirstOpen(from source: DomainFile) {
-        guard foundationImportTried.withLock({ tried in defer { tried = true }; return !tried }) else { return }
-        guard file.identity() == nil, (try? FilePath(foundationImportMarker).stat(followTargetSymlink: false)) == nil else { return }
-        do throws(PreferencesError) {
-            _ = try importFoundationSettings(from: source, intoNewDomainOnly: true)
-        } catch {
-            logger.warning(
-                "corelibs-Foundation's settings were not imported into \(file.path), and nothing was written: \(error). Fix the file, then run `defaults import-foundation`.",
-                metadata: [
-                    PreferencesLogField.messageID: .string(PreferencesLogEvent.foundationImportRefused.messageID),
-                    PreferencesLogField.error: .string(error.code.description),
-                    PreferencesLogField.path: .string(file.path),
-                    PreferencesLogField.source: .string(source.path),
-                ])
+        guard file.identity() == nil, !Self.exists(foundationImportMarker) else { return }
+        let thread = SystemCalls.currentThread()
+        guard !PersistentDomain.all.contains(where: { $0.state.withLock { $0.writingThread == thread } }) else { return }
+        foundationImport.run {
+            // Looked at before the lock is taken, which creates it: a lock file without a domain
+            // file is a domain that was written here and emptied since.
+            let lockExisted = Self.exists(file.lockPath)
+            do throws(PreferencesError) {
+                _ = try importFoundationSettings(from: source, intoNewDomainOnly: true, lockExisted: lockExisted)
+            } catch {
+                logger.warning(
+                    "corelibs-Foundation's settings \(source.path) were not imported into \(file.path), and nothing was written: \(error.reason); `defaults import-foundation` tries again",
+                    metadata: [
+                        PreferencesLogField.messageID: .string(PreferencesLogEvent.foundationImportRefused.messageID),
+                        PreferencesLogField.error: .string(error.code.description),
+                        PreferencesLogField.path: .string(file.path),
+                        PreferencesLogField.source: .string(source.path),
+                    ])
+            }
         }
+    }
+
+    /// Whether anything is at `path` (a link is not followed).
+    private static func exists(_ path: String) -> Bool {
+        (try? FilePath(path).stat(followTargetSymlink: false)) != nil
     }
 }

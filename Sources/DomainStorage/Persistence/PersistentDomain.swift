@@ -42,9 +42,10 @@ package final class PersistentDomain: Sendable {
     /// The file's commit counter once it is open, or why it cannot be (see
     /// ``CommitCounter``); opened under the file lock.
     package let commits = ThreadLock(CommitCounterState(), rank: .leaf)
-    /// Whether this process has tried the first-open import of corelibs-Foundation's file
-    /// (``importFoundationSettingsOnFirstOpen(from:)``): once per file per process.
-    package let foundationImportTried = ThreadLock(false, rank: .leaf)
+    /// The first-open import of corelibs-Foundation's file
+    /// (``importFoundationSettingsOnFirstOpen(from:)``): once per file per process, and a
+    /// second thread opening the domain meanwhile waits for it.
+    package let foundationImport = RunOnce()
 
     private init(file: DomainFile, policy: FilePolicy, isWritable: Bool, runtimeDirectory: String?, logger: Logger) {
         self.file = file

@@ -50,6 +50,8 @@ extension PreferenceFiles {
         // The domain's file without the first-open import: this call is the import, and it
         // reports all it did.
         let target = layout.userFile(directory: layout.locations.userDirectory, fileName: DomainLocations.fileName(stem: name))
+        // As every write here: the file this commit replaces keeps no private value in history.
+        if let schema = try? schema(for: .named(name)) { target.declarePrivate(schema.privateKeys) }
         guard let outcome = try target.importFoundationSettings(from: source, intoNewDomainOnly: false) else { return nil }
         return FoundationImport(domain: name, sourcePath: source.path, importedKeys: outcome.imported, keptKeys: outcome.kept)
     }

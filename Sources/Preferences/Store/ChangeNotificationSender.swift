@@ -16,7 +16,7 @@ final class ChangeNotificationSender: @unchecked Sendable {
     }
 
     /// Where posts go once redirected; nil posts the store's own notification.
-    private let redirect = ThreadLock<Target?>(nil)
+    private let redirect = ThreadLock<Target?>(nil, rank: .leaf)
 
     /// Posts the notification now, on this thread, for `store`, with no lock held.
     func post(for store: PreferenceStore) {

@@ -17,7 +17,7 @@ extension PreferenceStore: DomainSubscriber {
     ) -> Bool {
         // The changes are listed only for someone to hear them: not on the replay, and not
         // when nobody observes and nothing is posted.
-        let isHeard = isHeard(postsNotification: postsNotification)
+        let isHeard = isHeard(postsNotification: postsNotification, origin: PreferenceChange.Origin(origin))
         return commit(origin: PreferenceChange.Origin(origin), postsNotification: postsNotification) { state, isReplay in
             var changes: [ResolvedValues.Change] = []
             state.apply(delta, toLayersOf: source, into: &changes, collecting: isHeard && !isReplay)

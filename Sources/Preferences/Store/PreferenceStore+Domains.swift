@@ -86,7 +86,7 @@ extension PreferenceStore {
         // in between is brought in now.
         resynchronize(prepared, since: versions)
         // A first observer registered while the layers were made found the old ones.
-        if withExtras({ $0.watchesFiles }) {
+        if watchesFiles.withLock({ $0 }) {
             for source in prepared.compactMap(\.source) { source.refresher.startWatching() }
         }
     }

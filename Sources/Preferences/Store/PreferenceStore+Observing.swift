@@ -189,9 +189,9 @@ extension PreferenceStore {
     /// yet (``FileWatching/whenObserved`` until its first observer); cheap once
     /// it does. Called with no lock held.
     func startWatchingFiles() {
-        let starts = withExtras { extras -> Bool in
-            defer { extras.watchesFiles = true }
-            return !extras.watchesFiles
+        let starts = watchesFiles.withLock { watches -> Bool in
+            defer { watches = true }
+            return !watches
         }
         guard starts else { return }
         for source in snapshot.read({ $0.layers.compactMap(\.source) }) { source.refresher.startWatching() }

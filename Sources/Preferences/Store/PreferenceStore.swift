@@ -64,6 +64,10 @@ public final class PreferenceStore: Sendable {
     let freshness = FreshnessChecks()
     /// Posts ``didChangeNotification`` (or, in a ``PreferencesUserDefaults``, Foundation's).
     let changeNotification = ChangeNotificationSender()
+    /// Whether the store's files and schema are watched: from the start, or from its first
+    /// observer (``Configuration/fileWatching``). A leaf lock of its own, read by commits made
+    /// under the store's other locks.
+    let watchesFiles: ThreadLock<Bool>
     let extras: ThreadLock<Extras>
 
     /// What the store keeps besides resolved values.
@@ -78,9 +82,6 @@ public final class PreferenceStore: Sendable {
         /// The schema files and directories watched, and their registrations.
         var schemaWatchedEntries: [SchemaLookup.Entry] = []
         var schemaWatches: [DirectoryWatcher.Registration] = []
-        /// Whether the store's files and schema are watched: from the start, or from its
-        /// first observer (``Configuration/fileWatching``).
-        var watchesFiles: Bool
     }
 
     /// Opens the store for a suite (a domain shared with other programs), as
@@ -119,8 +120,8 @@ public final class PreferenceStore: Sendable {
             place: .searchPath(SchemaSearchPath(environment: configuration.environment, home: layout.locations.homeDirectory)))
         let outcome = lookup.find()
         let declared = outcome.schema.map { DeclaredSchema($0, domain: name.rawValue, logger: layout.logger) }
-        extras = ThreadLock(
-            Extras(schemaLookup: lookup, schemaOutcome: outcome, watchesFiles: configuration.fileWatching == .atOpen), rank: .storeExtras)
+        extras = ThreadLock(Extras(schemaLookup: lookup, schemaOutcome: outcome), rank: .storeExtras)
+        watchesFiles = ThreadLock(configuration.fileWatching == .atOpen, rank: .leaf)
         snapshot = LeftRight(ResolvedValues(layers: [], slotTable: [:]), rank: .storeSnapshot)
         let (layers, versions) = makeLayers(suites: [], declaredDefaults: declared?.defaults ?? [:])
         // Resolved once; the two copies share its storage until the first write to each.
@@ -165,7 +166,7 @@ public final class PreferenceStore: Sendable {
         var layers: [Layer] = []
         var versions: [ObjectIdentifier: UInt64] = [:]
         // A file shared with a store or `PreferenceFiles` that does not watch it yet.
-        let watches = withExtras { $0.watchesFiles }
+        let watches = watchesFiles.withLock { $0 }
         func add(_ kind: SearchLayer, _ source: PersistentDomain?) {
             guard let source else { return }
             if watches { source.refresher.startWatching() }
@@ -222,7 +223,7 @@ public final class PreferenceStore: Sendable {
         let wantsValues = observers.wantsCommits
         // With nobody to tell, nothing is queued: a change made before an observer registers
         // is not one it hears of anyway.
-        let isHeard = isHeard(postsNotification: postsNotification)
+        let isHeard = isHeard(postsNotification: postsNotification, origin: origin)
         snapshot.write(
             { state, isReplay in
                 let changes = change(&state, isReplay)
@@ -245,8 +246,14 @@ public final class PreferenceStore: Sendable {
 
     /// Whether a commit's changes reach anyone: an observer, a commit observer, or a posted
     /// `didChangeNotification`.
-    func isHeard(postsNotification: Bool) -> Bool {
-        observers.wantsCommits || !observers.isEmpty || (postsNotification && configuration.postsDidChangeNotification)
+    ///
+    /// Another process's change is not posted by a store that does not watch its files yet
+    /// (``FileWatching/whenObserved``): handing it out takes the watcher thread,
+    /// which such a store must not start for a read that caught up.
+    func isHeard(postsNotification: Bool, origin: PreferenceChange.Origin) -> Bool {
+        if observers.wantsCommits || !observers.isEmpty { return true }
+        guard postsNotification && configuration.postsDidChangeNotification else { return false }
+        return origin == .thisProcess || watchesFiles.withLock { $0 }
     }
 
     /// Commits `change` and delivers its changes before returning (unless another thread is

@@ -37,7 +37,7 @@ public final class PreferencesUserDefaults: UserDefaults {
     /// False until this class's initializer has run: Foundation's initializer sets the
     /// argument domain from its own parse of the command line, which the store has already
     /// made by its own rules (``PreferenceStore/Configuration/arguments``).
-    private let isInitialized = ThreadLock(false)
+    private let isInitialized = ThreadLock(false, rank: .leaf)
 
     /// The shared instance for this program's domain, the domain of
     /// ``PreferenceStore/standard`` (`$PREFERENCES_DOMAIN`, else the executable's name).

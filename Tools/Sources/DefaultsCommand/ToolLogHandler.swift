@@ -26,8 +26,9 @@ package struct ToolLogHandler: LogHandler {
     }
 
     /// The metadata fields whose warnings are shown: a history directory that is not used
-    /// (the library's `historyUnusable` entry names it in this field).
-    static let shownFields: Set<String> = ["PREFERENCES_HISTORY_PATH"]
+    /// (the library's `historyUnusable` entry names it in this field), and a
+    /// corelibs-Foundation file that was refused (`foundationImportRefused`'s source).
+    static let shownFields: Set<String> = ["PREFERENCES_HISTORY_PATH", "PREFERENCES_SOURCE"]
 
     /// A handler labelled `label` that writes to journald when `journal` is true.
     package init(label: String, journal: Bool) {

@@ -31,6 +31,16 @@ struct ImportFoundationToolTests {
         #expect(array.first?["origin"] as? String == "imported from corelibs-Foundation's \(source)")
     }
 
+    @Test("a refused Foundation file is named on standard error when a read first opens the domain")
+    func refusalIsShown() throws {
+        let tool = try ToolFixture()
+        let source = try Self.foundationFile(tool, "com.example.app", ["greeting": "hello"], mode: 0o666)
+        let result = try tool.run(["read", "com.example.app", "greeting"])
+        #expect(result.status == 1, "the domain is still empty")
+        #expect(result.stderr.contains("warning: corelibs-Foundation's settings \(source) were not imported"), "\(result.stderr)")
+        #expect(try tool.onDisk("com.example.app") == nil)
+    }
+
     @Test("on demand it adds the keys a domain lacks, keeps the ones it has, and says so")
     func mergesOnDemand() throws {
         let tool = try ToolFixture()
