@@ -72,13 +72,13 @@ package struct DomainWriter {
     ///
     /// - Parameters:
     ///   - intoNewDomainOnly: Import only if, under the lock, the domain has never been
-    ///     written: no file, no `marker`, and no lock file before this call (`lockExisted`,
-    ///     looked at before the lock was taken, which creates it). So the first opener of a
-    ///     new domain imports, a second process opening it at the same moment waits for the
-    ///     lock, finds the file and imports nothing, and a domain that existed here and was
-    ///     emptied is never filled from Foundation's file again.
-    ///   - marker: The file that says the domain needs no import (any more); made under the
-    ///     lock, and removed again if the import's commit fails.
+    ///     written: no file, no `marker`, no history, and no lock file before this call
+    ///     (`lockExisted`, looked at before the lock was taken, which creates it). So the
+    ///     first opener of a new domain imports, a second process opening it at the same
+    ///     moment waits for the lock, finds the file and imports nothing, and a domain that
+    ///     existed here and was emptied is never filled from Foundation's file again.
+    ///   - marker: The file that says the domain needs no import (any more), made once the
+    ///     commit is done: a reader that finds it without the lock must find the file too.
     /// - Returns: The keys imported and the keys kept, or nil if `intoNewDomainOnly` found the
     ///   domain already there (the marker is then made, so later opens need no lock).
     package func importValues(
@@ -86,36 +86,33 @@ package struct DomainWriter {
     ) throws(PreferencesError) -> (imported: [String], kept: [String])? {
         try flush(durably: true)
         let file = domain.file
+        let history = DomainHistory(file: file).directoryPath
         var outcome: (imported: [String], kept: [String])?
-        var madeMarker = false
-        do throws(PreferencesError) {
-            _ = try commit(changing: { outcome?.imported ?? [] }, onlyIfPending: false, durably: true, hasBody: true, origin: origin) {
-                current throws(PreferencesError) -> (Void, changed: Bool?) in
-                let markerExists = (try? FilePath(marker).stat(followTargetSymlink: false)) != nil
-                madeMarker = !markerExists && Self.makeMarker(marker)
-                // nil: the merge compares, so a set that landed since the flush is written, not lost.
-                if intoNewDomainOnly && (lockExisted || markerExists || file.identity() != nil) { return ((), changed: nil) }
-                let imported = values.keys.filter { current[$0] == nil }.sorted()
-                for key in imported { current[key] = values[key] }
-                outcome = (imported, values.keys.filter { current[$0] != values[$0] }.sorted())
-                return ((), changed: nil)
-            }
-        } catch {
-            // Not imported after all: the next opener, or `defaults import-foundation`, tries again.
-            if madeMarker && outcome != nil { try? SystemCalls.unlink(FilePath(marker)) }
-            throw error
+        _ = try commit(changing: { outcome?.imported ?? [] }, onlyIfPending: false, durably: true, hasBody: true, origin: origin) {
+            current throws(PreferencesError) -> (Void, changed: Bool?) in
+            // nil: the merge compares, so a set that landed since the flush is written, not lost.
+            let existed = lockExisted || Self.exists(marker) || Self.exists(history) || file.identity() != nil
+            if intoNewDomainOnly && existed { return ((), changed: nil) }
+            let imported = values.keys.filter { current[$0] == nil }.sorted()
+            for key in imported { current[key] = values[key] }
+            outcome = (imported, values.keys.filter { current[$0] != values[$0] }.sorted())
+            return ((), changed: nil)
         }
+        Self.makeMarker(marker)
         return outcome
     }
 
-    /// Creates the empty file at `path` (0600, no links followed); false if it exists or
-    /// cannot be made.
-    private static func makeMarker(_ path: String) -> Bool {
-        guard let descriptor = try? FileDescriptor.open(
+    /// Whether anything is at `path` (a link is not followed).
+    private static func exists(_ path: String) -> Bool {
+        (try? FilePath(path).stat(followTargetSymlink: false)) != nil
+    }
+
+    /// Creates the empty file at `path` (0600, no links followed), unless it exists; a marker
+    /// that cannot be made only costs a later open the lock.
+    private static func makeMarker(_ path: String) {
+        let descriptor = try? FileDescriptor.open(
             FilePath(path), .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec], permissions: .ownerReadWrite)
-        else { return false }
-        try? descriptor.close()
-        return true
+        try? descriptor?.close()
     }
 
     /// Removes `keys`' values from every copy of the file kept (the generations and the
