@@ -4,8 +4,9 @@ import PropertyList
 import SystemPackage
 
 extension PersistentDomain {
-    /// The hidden file beside the domain file that says its Foundation settings were
-    /// imported once: `.<fileName>.foundation-imported`. Hidden, so never taken for a domain.
+    /// The hidden file beside the domain file that says the domain needs no Foundation import
+    /// (it was imported once, or it existed here already): `.<fileName>.foundation-imported`.
+    /// Hidden, so never taken for a domain.
     package var foundationImportMarker: String { file.siblingPath(".\(file.fileName).foundation-imported") }
 
     /// What an import did.
@@ -60,7 +61,7 @@ extension PersistentDomain {
 
     /// The import a first open makes (see ``importFoundationSettings(from:intoNewDomainOnly:lockExisted:)``),
     /// only for a domain this library has never written: no file, no marker, and (checked under
-    /// the lock) no lock file before. Two `lstat`s on every open of a domain that has its file;
+    /// the lock) no lock file before. One `lstat` on every open of a domain that has its file;
     /// once per file per process otherwise, a second thread opening the domain meanwhile
     /// waiting for it. A refused file is logged as a warning naming it, and nothing is written.
     ///
