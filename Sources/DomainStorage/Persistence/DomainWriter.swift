@@ -91,7 +91,7 @@ package struct DomainWriter {
         _ = try commit(changing: { outcome?.imported ?? [] }, onlyIfPending: false, durably: true, hasBody: true, origin: origin) {
             current throws(PreferencesError) -> (Void, changed: Bool?) in
             // nil: the merge compares, so a set that landed since the flush is written, not lost.
-            let existed = lockExisted || Self.exists(marker) || Self.exists(history) || file.identity() != nil
+            let existed = lockExisted || SystemCalls.entryExists(marker) || SystemCalls.entryExists(history) || file.identity() != nil
             if intoNewDomainOnly && existed { return ((), changed: nil) }
             let imported = values.keys.filter { current[$0] == nil }.sorted()
             for key in imported { current[key] = values[key] }
@@ -102,10 +102,6 @@ package struct DomainWriter {
         return outcome
     }
 
-    /// Whether anything is at `path` (a link is not followed).
-    private static func exists(_ path: String) -> Bool {
-        (try? FilePath(path).stat(followTargetSymlink: false)) != nil
-    }
 
     /// Creates the empty file at `path` (0600, no links followed), unless it exists; a marker
     /// that cannot be made only costs a later open the lock.

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import PropertyList
-import SystemPackage
 
 extension PersistentDomain {
     /// The hidden file beside the domain file that says the domain needs no Foundation import
@@ -69,13 +68,13 @@ extension PersistentDomain {
     /// transaction's or `modify`'s body opening a new domain): taking this domain's lock there
     /// could deadlock with a process that takes the two locks the other way round.
     package func importFoundationSettingsOnFirstOpen(from source: DomainFile) {
-        guard file.identity() == nil, !Self.exists(foundationImportMarker) else { return }
+        guard file.identity() == nil, !SystemCalls.entryExists(foundationImportMarker) else { return }
         let thread = SystemCalls.currentThread()
         guard !PersistentDomain.all.contains(where: { $0.state.withLock { $0.writingThread == thread } }) else { return }
         foundationImport.run {
             // Looked at before the lock is taken, which creates it: a lock file without a domain
             // file is a domain that was written here and emptied since.
-            let lockExisted = Self.exists(file.lockPath)
+            let lockExisted = SystemCalls.entryExists(file.lockPath)
             do throws(PreferencesError) {
                 _ = try importFoundationSettings(from: source, intoNewDomainOnly: true, lockExisted: lockExisted)
             } catch {
@@ -91,8 +90,4 @@ extension PersistentDomain {
         }
     }
 
-    /// Whether anything is at `path` (a link is not followed).
-    private static func exists(_ path: String) -> Bool {
-        (try? FilePath(path).stat(followTargetSymlink: false)) != nil
-    }
 }

@@ -151,6 +151,11 @@ extension SystemCalls {
         }
     }
 
+    /// Whether anything is at `path`, a link included (`lstat`: none is followed).
+    package static func entryExists(_ path: String) -> Bool {
+        (try? FilePath(path).stat(followTargetSymlink: false)) != nil
+    }
+
     /// Removes a name from the file system (`unlink`).
     package static func unlink(_ path: FilePath) throws(Errno) {
         if path.withPlatformString({ Glibc.unlink($0) }) != 0 { throw currentErrno() }

@@ -15,22 +15,34 @@ final class ChangeNotificationSender: @unchecked Sendable {
         weak var object: AnyObject?
     }
 
-    /// Where posts go once redirected; nil posts the store's own notification.
-    private let redirect = ThreadLock<Target?>(nil, rank: .leaf)
+    /// Where posts go once redirected; nil for a store that posts its own notification,
+    /// which so takes no lock on the `set` path.
+    private let redirect: ThreadLock<Target?>?
+
+    /// A sender for a store of its own (`redirectable` false), or for the store inside a
+    /// `UserDefaults`, which redirects it once it exists.
+    init(redirectable: Bool = false) {
+        redirect = redirectable ? ThreadLock<Target?>(nil, rank: .leaf) : nil
+    }
 
     /// Posts the notification now, on this thread, for `store`, with no lock held.
     func post(for store: PreferenceStore) {
-        guard let target = redirect.withLock({ $0 }) else {
+        guard let redirect else {
             NotificationCenter.default.post(name: PreferenceStore.didChangeNotification, object: store)
             return
         }
+        // Nothing before the `UserDefaults` has redirected it: it is still being made.
+        guard let target = redirect.withLock({ $0 }) else { return }
         // A `UserDefaults` being released posts nothing: nobody can observe it any more.
         guard let object = target.object else { return }
         NotificationCenter.default.post(name: target.name, object: object)
     }
 
     /// Posts `name` with `object` from now on, instead of the store's own notification.
+    ///
+    /// - Precondition: made `redirectable`.
     func redirect(to name: Notification.Name, object: AnyObject) {
+        guard let redirect else { preconditionFailure("a store's own notification sender cannot be redirected") }
         redirect.withLock { $0 = Target(name: name, object: object) }
     }
 }

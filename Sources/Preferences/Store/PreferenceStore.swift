@@ -63,7 +63,7 @@ public final class PreferenceStore: Sendable {
     /// The commit counters reads compare, to catch up with other processes' writes.
     let freshness = FreshnessChecks()
     /// Posts ``didChangeNotification`` (or, in a ``PreferencesUserDefaults``, Foundation's).
-    let changeNotification = ChangeNotificationSender()
+    let changeNotification: ChangeNotificationSender
     /// Whether the store's files and schema are watched: from the start, or from its first
     /// observer (``Configuration/fileWatching``). A leaf lock of its own, read by commits made
     /// under the store's other locks.
@@ -104,7 +104,14 @@ public final class PreferenceStore: Sendable {
     ///
     /// - Throws: ``PreferencesError`` with code `invalidDomainName` before any file-system
     ///   call if the name is not 1-200 bytes of `A-Z a-z 0-9 . _ -` or starts with a dot.
-    public init(domain: String, configuration: Configuration = Configuration()) throws(PreferencesError) {
+    public convenience init(domain: String, configuration: Configuration = Configuration()) throws(PreferencesError) {
+        try self.init(domain: domain, configuration: configuration, notificationSender: ChangeNotificationSender())
+    }
+
+    /// Opens the store for `domain`, posting its notification through `notificationSender`
+    /// (a ``PreferencesUserDefaults`` passes one it redirects to itself).
+    init(domain: String, configuration: Configuration, notificationSender: ChangeNotificationSender) throws(PreferencesError) {
+        changeNotification = notificationSender
         let name = try DomainName(domain)
         self.domain = name.rawValue
         self.configuration = configuration

@@ -52,7 +52,10 @@ public final class PreferencesUserDefaults: UserDefaults {
     /// give nil, as ``PreferenceStore/init(suiteName:)`` does.
     override public init?(suiteName suitename: String?) {
         let name = suitename ?? PreferenceStore.standard.domain
-        guard name != UserDefaults.globalDomain, let store = try? PreferenceStore(domain: name, configuration: PreferenceStore.Configuration()) else { return nil }
+        guard name != UserDefaults.globalDomain,
+            let store = try? PreferenceStore(
+                domain: name, configuration: PreferenceStore.Configuration(), notificationSender: ChangeNotificationSender(redirectable: true))
+        else { return nil }
         self.store = store
         super.init(suiteName: name)
         finishInitialization()
@@ -64,7 +67,7 @@ public final class PreferencesUserDefaults: UserDefaults {
     /// - Throws: ``PreferencesError`` with code `invalidDomainName` for a name that is not
     ///   1-200 bytes of `A-Z a-z 0-9 . _ -` or starts with a dot.
     public init(domain: String, configuration: PreferenceStore.Configuration = PreferenceStore.Configuration()) throws(PreferencesError) {
-        store = try PreferenceStore(domain: domain, configuration: configuration)
+        store = try PreferenceStore(domain: domain, configuration: configuration, notificationSender: ChangeNotificationSender(redirectable: true))
         // Foundation's initializer only records the name; ours was checked above.
         super.init(suiteName: store.domain)!
         finishInitialization()
