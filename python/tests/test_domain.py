@@ -289,3 +289,20 @@ def test_crash_points_leave_old_or_new_file(env: dict[str, Path]) -> None:
     # Orphans of the killed writers are cleaned by the next commit.
     staging = env["PREFERENCES_HOME"] / ".swift-preferences-staging"
     assert [p.name for p in staging.iterdir()] == []
+
+
+def test_declared_rules_refuse_invalid_values(env: dict[str, Path]) -> None:
+    from swift_preferences import InvalidValue
+    (env["PREFERENCES_SCHEMA_PATH"] / f"{DOMAIN}.plist").write_bytes(plistlib.dumps({"Keys": {
+        "Size": {"Type": "integer", "Minimum": 1, "Maximum": 10, "Default": 5},
+        "Mode": {"Type": "string", "Choices": ["a", "b"]},
+        "Scale": {"Type": "real"}}}))
+    d = Domain(DOMAIN)
+    assert d.get("Size") == 5
+    for key, value in [("Size", "big"), ("Size", 0), ("Size", 11), ("Size", True), ("Mode", "c")]:
+        with pytest.raises(InvalidValue):
+            d.set(key, value)
+    d.set("Size", 7)
+    d.set("Scale", 2)
+    d.set("Undeclared", "anything")
+    assert d.get("Size") == 7 and d.get("Scale") == 2

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from . import bplist
-from .errors import PreferencesError
+from .errors import InvalidValue, PreferencesError
 from .files import DomainFile, FilePolicy, LockedCommit, commit, read_domain
 from .locations import GLOBAL_FILE_STEM, Locations, file_stem, validate_domain_name
 from .schema import Schema, load_schema
@@ -125,6 +125,11 @@ class Domain:
         policy.private_keys = self.schema().private_keys
         return policy
 
+    def _check_rule(self, key: str, value: Any) -> None:
+        problem = self.schema().violation(key, value)
+        if problem is not None:
+            raise InvalidValue(f"the domain's schema refuses the value: {problem}; nothing was written")
+
     def _commit(self, body: Callable[[dict[str, Any]], Any]) -> Any:
         outcome = commit(self.file, self._policy(), body, fallback=self._last_good,
                          runtime_directory=self.locations.runtime_directory)
@@ -143,6 +148,7 @@ class Domain:
             return
         _check_key(key)
         bplist.check_value(key, value)
+        self._check_rule(key, value)
 
         def body(values: dict[str, Any]) -> None:
             values[key] = value
@@ -219,6 +225,7 @@ class Transaction(MutableMapping[str, Any]):
     def __setitem__(self, key: str, value: Any) -> None:
         _check_key(key)
         bplist.check_value(key, value)
+        self._domain._check_rule(key, value)
         self._live()[key] = value
 
     def __delitem__(self, key: str) -> None:

@@ -10,6 +10,8 @@ directory, as the Swift ``SchemaSearchPath`` orders them.
 
 from __future__ import annotations
 
+import datetime
+import math
 import os
 import plistlib
 import stat
@@ -18,7 +20,7 @@ from typing import Any, Mapping
 
 from . import bplist
 
-SCHEMA_SIZE_LIMIT = 1 << 20
+SCHEMA_SIZE_LIMIT = 4 << 20
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,50 @@ class Schema:
     private_keys: frozenset[str] = frozenset()
     defaults: Mapping[str, Any] = field(default_factory=dict)
     types: Mapping[str, str] = field(default_factory=dict)
+    rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def violation(self, key: str, value: Any) -> str | None:
+        """Why ``value`` breaks ``key``'s declared rule (type, Minimum, Maximum, Choices), or None if it does not."""
+        rule = self.rules.get(key)
+        if rule is None or value is None:
+            return None
+        declared = _TYPE_NAMES.get(str(rule.get("Type", "")).lower())
+        element = _TYPE_NAMES.get(str(rule.get("ElementType", "")).lower())
+        if declared is not None and not _admits(declared, value, element):
+            return f"{key} must be {'an' if declared in ('integer', 'array') else 'a'} {declared}, not {type(value).__name__} {value!r}"
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            low, high = rule.get("Minimum"), rule.get("Maximum")
+            nan = isinstance(value, float) and math.isnan(value)
+            if _number(low) is not None and (nan or value < low):
+                return f"{key} must be at least {low}, not {value!r}"
+            if _number(high) is not None and (nan or value > high):
+                return f"{key} must be at most {high}, not {value!r}"
+        choices = rule.get("Choices")
+        if isinstance(choices, list) and not any(bplist.same(value, choice) for choice in choices):
+            return f"{key} must be one of {choices!r}, not {value!r}"
+        return None
+
+
+_TYPE_NAMES = {"string": "string", "integer": "integer", "int": "integer", "real": "real", "float": "real", "double": "real",
+               "boolean": "boolean", "bool": "boolean", "date": "date", "data": "data", "array": "array",
+               "dictionary": "dictionary", "dict": "dictionary"}
+
+
+def _number(value: Any) -> float | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _admits(declared: str, value: Any, element: str | None = None) -> bool:
+    """The Swift ``DeclaredType.firstMismatch``: a real admits integers; an array's elements are checked if typed."""
+    if declared == "array":
+        return isinstance(value, list) and (element is None or all(_admits(element, item) for item in value))
+    if declared == "real":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    kind = {"string": str, "integer": int, "boolean": bool, "data": (bytes, bytearray), "date": datetime.datetime,
+            "dictionary": dict}[declared]
+    if declared == "integer" and isinstance(value, bool):
+        return False
+    return isinstance(value, kind)
 
 
 def search_path(environment: Mapping[str, str], home: str) -> list[str]:
@@ -102,6 +148,7 @@ def _native(path: str, root: Any) -> Schema:
     private: set[str] = set()
     defaults: dict[str, Any] = {}
     types: dict[str, str] = {}
+    rules: dict[str, dict[str, Any]] = {}
     keys = root.get("Keys") if isinstance(root, dict) else None
     if isinstance(keys, dict):
         for name, declaration in keys.items():
@@ -113,7 +160,8 @@ def _native(path: str, root: Any) -> Schema:
                 defaults[name] = declaration["Default"]
             if isinstance(declaration.get("Type"), str):
                 types[name] = declaration["Type"]
-    return Schema(path=path, private_keys=frozenset(private), defaults=defaults, types=types)
+            rules[name] = declaration
+    return Schema(path=path, private_keys=frozenset(private), defaults=defaults, types=types, rules=rules)
 
 
 def _bundle(path: str, root: Any) -> Schema:
