@@ -111,6 +111,7 @@ class Adapter:
 
     @staticmethod
     def domain(request: dict[str, Any]) -> Domain:
+        """The request's domain."""
         name = request.get("domain")
         if not isinstance(name, str):
             raise InvalidRequest("the request needs a string \"domain\"")
@@ -118,33 +119,41 @@ class Adapter:
 
     @staticmethod
     def key(request: dict[str, Any], field: str = "key") -> str:
+        """The request's key (a string)."""
         key = request.get(field)
         if not isinstance(key, str):
             raise InvalidRequest(f"the request needs a string \"{field}\"")
         return key
 
     def op_hello(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Answers the contract's "hello" request."""
         return {"implementation": IMPLEMENTATION, "protocol": files.PROTOCOL_VERSION, "crash_points": list(CRASH_POINTS)}
 
     def op_get(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Answers the contract's "get" request."""
         return {"value": to_tagged(self.domain(request).get(self.key(request)))}
 
     def op_resolved(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Answers the contract's "resolved" request."""
         return {"value": to_tagged(self.domain(request).to_dict())}
 
     def op_own(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Answers the contract's "own" request."""
         return {"value": to_tagged(self.domain(request).own())}
 
     def op_set(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Answers the contract's "set" request."""
         domain, key = self.domain(request), self.key(request)
         domain.set(key, to_python(request.get("value")))
         return {}
 
     def op_delete(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Answers the contract's "delete" request."""
         self.domain(request).delete(self.key(request))
         return {}
 
     def op_transaction(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Answers the contract's "transaction" request."""
         domain = self.domain(request)
         changes = request.get("set") or {}
         removals = request.get("delete") or []
@@ -167,6 +176,7 @@ class Adapter:
         return {}
 
     def op_increment(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Answers the contract's "increment" request."""
         domain, key = self.domain(request), self.key(request)
         by = request.get("by", 1)
         count = request.get("count", 1)
@@ -183,6 +193,7 @@ class Adapter:
         return {"value": last}
 
     def op_watch(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Answers the contract's "watch" request."""
         domain = self.domain(request)
         if domain.name in self.watches:
             return {}
@@ -195,18 +206,21 @@ class Adapter:
         return {}
 
     def op_unwatch(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Answers the contract's "unwatch" request."""
         handle = self.watches.pop(self.domain(request).name, None)
         if handle is not None:
             handle.close()
         return {}
 
     def op_protocol_version(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Answers the contract's "protocol_version" request."""
         directory = request.get("directory")
         if not isinstance(directory, str):
             raise InvalidRequest("the request needs a string \"directory\"")
         return {"version": files.protocol_version(directory)}
 
     def op_crash(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Answers the contract's "crash" request."""
         point = request.get("at")
         if point not in CRASH_POINTS:
             raise InvalidRequest(f"unknown crash point {point!r}; known: {', '.join(CRASH_POINTS)}")
@@ -225,6 +239,7 @@ class Adapter:
         raise PreferencesError(f"the commit never reached the crash point {point!r} (nothing to write?)")
 
     def op_quit(self, request: dict[str, Any]) -> None:
+        """Answers the contract's "quit" request."""
         return None
 
 
