@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
@@ -134,6 +135,7 @@ class Domain:
         outcome = commit(self.file, self._policy(), body, fallback=self._last_good,
                          runtime_directory=self.locations.runtime_directory)
         self._last_good = dict(outcome.values)
+        _after_commit()
         return outcome.result
 
     def set(self, key: str, value: Any) -> None:
@@ -184,6 +186,12 @@ def resolve(layers: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
     return result
 
 
+def _after_commit() -> None:
+    watch = sys.modules.get("swift_preferences.watch")
+    if watch is not None:
+        watch.directory_may_have_appeared()
+
+
 def _check_key(key: Any) -> None:
     if not isinstance(key, str):
         raise TypeError(f"a preference key must be a str, not {type(key).__name__}")
@@ -213,6 +221,7 @@ class Transaction(MutableMapping[str, Any]):
             return
         outcome = session.finish(self._values)
         self._domain._last_good = dict(outcome.values)
+        _after_commit()
 
     def _live(self) -> dict[str, Any]:
         if self._session is None:

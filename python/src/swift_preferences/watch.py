@@ -249,6 +249,13 @@ class _Watcher:
         return touched, rescan
 
 
+def directory_may_have_appeared() -> None:
+    """A commit of this process may have made a directory a watch waits for: look for it now, not at the next retry."""
+    watcher = _Watcher._instance
+    if watcher is not None and watcher._pid == os.getpid() and watcher.missing:
+        watcher._wake()
+
+
 def watch_domain(domain: Domain, callback: Callable[[str, Any, Any], None]) -> WatchHandle:
     """Registers a watch of ``domain``'s resolved values with the process's watcher."""
     handle = WatchHandle(domain, callback)
