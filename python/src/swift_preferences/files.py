@@ -409,6 +409,51 @@ def generation_number(name: str) -> int | None:
     return int(digits)
 
 
+def newest_good_generation(file: DomainFile, policy: FilePolicy) -> tuple[int, dict[str, Any]] | None:
+    """The newest kept generation that is safe and decodes to a dictionary, with its number; None if there is none.
+
+    The Swift ``DomainHistory.newestGoodGeneration``: a refused history directory (R2) has none;
+    each generation is read as a domain file (R1, E3), and its name must still be that file
+    once it is read (a Swift writer may recycle a generation past the bounds as a temporary).
+    """
+    try:
+        directory = _open_history(file, policy, creating=False)
+    except PreferencesError:
+        return None
+    if directory is None:
+        return None
+    try:
+        numbers = sorted((n for n in map(generation_number, os.listdir(directory)) if n is not None), reverse=True)
+    except OSError:
+        numbers = []
+    finally:
+        os.close(directory)
+    for number in numbers:
+        path = f"{file.history_directory}/{number}.plist"
+        for _ in range(5):
+            try:
+                read = read_checked_bytes(path, policy, f"generation {number} of {file.file_name}")
+            except PreferencesError:
+                read = None
+                break
+            if read is None:
+                break
+            try:
+                now = os.lstat(path)
+            except OSError:
+                read = None
+                break
+            if (now.st_dev, now.st_ino) == (read[1].st_dev, read[1].st_ino):
+                break
+        if read is None:
+            continue
+        try:
+            return number, decode_domain(read[0], path)
+        except Corrupt:
+            continue
+    return None
+
+
 def _is_temporary_copy_name(name: str) -> bool:
     if not (name.startswith(".") and name.endswith(".tmp")):
         return False
@@ -844,7 +889,14 @@ class LockedCommit:
             except Corrupt:
                 self.current = None
                 self.corrupt = True
-            self.before: dict[str, Any] = dict(self.current or {}) if not self.corrupt else dict(fallback or {})
+            if self.corrupt:
+                # A corrupt file's values are those reads serve (R3): the newest generation
+                # that decodes, as the Swift writer commits on top of the recovered values;
+                # ``fallback`` (the caller's last good values) only when there is none.
+                good = newest_good_generation(file, policy)
+                self.before: dict[str, Any] = dict(good[1]) if good is not None else dict(fallback or {})
+            else:
+                self.before = dict(self.current or {})
         except BaseException:
             self._release()
             raise
@@ -876,8 +928,9 @@ def commit(file: DomainFile, policy: FilePolicy, body: Callable[[dict[str, Any]]
     """Runs ``body`` on the file's current values under the domain's lock and commits what it leaves, durably.
 
     ``body`` gets a dictionary it may change in place; if it raises, nothing is written and the
-    exception propagates. ``fallback`` is where a corrupt file's values start from (the corrupt
-    file itself is kept aside once something is written).
+    exception propagates. A corrupt file's values start from its newest generation that
+    decodes, else from ``fallback`` (the corrupt file itself is kept aside once something is
+    written).
     """
     session = LockedCommit(file, policy, fallback=fallback, runtime_directory=runtime_directory)
     try:
