@@ -50,7 +50,12 @@ enum JSON: Sendable, Equatable, Decodable {
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
         } else if let value = try? container.decode(Int64.self) {
-            self = .int(value)
+            // `-0.0` decodes as the integer 0 too; a real's sign must survive.
+            if value == 0, let real = try? container.decode(Double.self), real.sign == .minus {
+                self = .double(real)
+            } else {
+                self = .int(value)
+            }
         } else if let value = try? container.decode(UInt64.self) {
             self = .uint(value)
         } else if let value = try? container.decode(Double.self) {
