@@ -46,6 +46,11 @@ public struct PreferencesError: Error, Sendable, Hashable, CustomStringConvertib
         /// A schema the program named cannot be used; ``PreferencesError/schemaError`` says
         /// which file, where in it, and why.
         public static let invalidSchema = Code("invalidSchema")
+        /// A write to a preferences directory that follows a newer version of the on-disk
+        /// protocol than this library knows (or whose version marker names no version): the
+        /// library reads there but never writes. The reason names the directory, the version
+        /// found and the version known.
+        public static let unsupportedProtocolVersion = Code("unsupportedProtocolVersion")
     }
 
     /// The kind of failure.

@@ -145,6 +145,9 @@ package struct DomainWriter {
             // Asked under the write lock, before the `flock` is waited for: a flush that finds
             // another thread's flush wrote its changes meanwhile touches nothing.
             guard proceed() else { return nil }
+            // Before anything is made there, the lock file included: a directory of a newer
+            // protocol version is read, never written.
+            try ProtocolVersion.checkWritable(file)
             if creatingDirectory {
                 try file.ensureDirectory(policy: domain.policy)
             } else if !file.directoryExists {
@@ -153,6 +156,9 @@ package struct DomainWriter {
             let lock = try DomainFileLock(path: file.lockPath, policy: domain.policy, deadline: deadline)
             // Held until `body` is done, whichever way it returns.
             defer { withExtendedLifetime(lock) {} }
+            // Again under the lock: a newer implementation may have marked the directory while
+            // this one waited, and written the file in its newer form under this lock.
+            try ProtocolVersion.checkWritable(file)
             return try body()
         }
     }
@@ -205,7 +211,9 @@ package struct DomainWriter {
             }
         } catch {
             if !isLocked {
-                domain.state.withLock { $0.writeFailed(error) }
+                // A directory of a newer protocol version holds a file that is fine to read:
+                // the write is refused, the file not marked unusable.
+                if error.code != .unsupportedProtocolVersion { domain.state.withLock { $0.writeFailed(error) } }
                 if domain.hasPendingChanges { PreferencesLogger.report(error, event: .writeFailed, to: domain.logger) }
             }
             throw error

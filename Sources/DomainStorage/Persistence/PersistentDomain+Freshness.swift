@@ -37,7 +37,12 @@ extension PersistentDomain {
         }
         guard !refused else { return }
         let location = CommitCounterLocation(for: file, runtimeDirectory: runtimeDirectory)
-        if location.directory == file.directory && !SystemCalls.isSearchableDirectory(file.directory) { return }
+        if location.directory == file.directory {
+            guard SystemCalls.isSearchableDirectory(file.directory) else { return }
+            // Beside the file, the counter would be a new file in a directory this version
+            // may not write (PROTOCOL.md): fresh reads there rely on the watcher alone.
+            guard (try? ProtocolVersion.checkWritable(file)) != nil else { return }
+        }
         let opened: Result<CommitCounter, PreferencesError>
         do throws(PreferencesError) {
             opened = .success(try CommitCounter.open(path: location.path, directory: location.directory, policy: policy))
