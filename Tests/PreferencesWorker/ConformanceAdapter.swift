@@ -156,10 +156,8 @@ struct AdapterError: Error {
         case .corrupt, .notADictionary: kind = "corrupt"
         case .lockTimeout: kind = "lock-timeout"
         case .schemaViolation: kind = "invalid-value"
-        default:
-            // The protocol-version refusal is being added to the library under a code of its
-            // own; whatever it is named, it names the protocol.
-            kind = code.description.lowercased().contains("protocol") ? "unsupported-protocol-version" : "io"
+        case .unsupportedProtocolVersion: kind = "unsupported-protocol-version"
+        default: kind = "io"
         }
         self.init(kind, "\(code): \(error)")
     }
@@ -340,9 +338,10 @@ final class ConformanceAdapter {
             watches.removeValue(forKey: domain)?.cancel()
             return [:]
         case "protocol_version":
-            // The library has no way to ask yet (the lead is adding the marker to it): say so
-            // rather than read the marker here, which would test this adapter, not the library.
-            throw AdapterError("invalid-request", "the Swift library has no protocol-version query yet")
+            // null when the marker names no version (the library then treats the directory
+            // as newer than it knows).
+            let version = PreferenceFiles.protocolVersion(ofDirectory: try field(request, "directory"))
+            return ["version": version.map { .int(Int64($0)) } ?? .null]
         case "crash":
             let preferences = try store(request)
             let key = try field(request, "key")
