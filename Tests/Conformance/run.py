@@ -443,6 +443,10 @@ class Context:
         for name in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "LD_LIBRARY_PATH"):
             if name in os.environ:
                 env[name] = os.environ[name]
+        # Adapters run in the case's directory: relative search paths are made absolute.
+        for name in ("PYTHONPATH", "LD_LIBRARY_PATH"):
+            if name in env:
+                env[name] = ":".join(os.path.abspath(p) if p else p for p in env[name].split(":"))
         for name, value in overrides.items():
             if value is None:
                 env.pop(name, None)
@@ -571,6 +575,20 @@ def commit_record(path):
     return int(match.group(1)), int(match.group(2)), int(match.group(3)), match.group(4)
 
 
+def expected_unit(pid):
+    """W6's <unit>: the last component of the process's cgroup path if it ends in .service or
+    .scope, else "-"."""
+    try:
+        with open(f"/proc/{pid}/cgroup") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return "-"
+    # The unified hierarchy's line ("0::/path"), else systemd's own (cgroup v1).
+    chosen = next((l for l in lines if l.startswith("0::")), None) or next((l for l in lines if ":name=systemd:" in l), "")
+    last = chosen.split(":", 2)[-1].rstrip("/").rsplit("/", 1)[-1]
+    return last if last.endswith(".service") or last.endswith(".scope") else "-"
+
+
 def all_bytes_below(directory):
     """(path, bytes) of every regular file below directory."""
     for base, _, files in os.walk(directory):
@@ -657,6 +675,8 @@ def layout_directory_fallbacks(ctx):
     a.call("set", domain=DOMAIN, key="k", value=S("xdg"))
     path = os.path.join(ctx.config, "preferences", DOMAIN + ".plist")
     check(os.path.exists(path), f"without PREFERENCES_HOME the file is not at {path}")
+    mode = stat.S_IMODE(os.lstat(os.path.dirname(path)).st_mode)
+    check(mode == 0o700, f"the user directory the writer created has mode {mode:o}, not 700")
     b = ctx.start(PREFERENCES_HOME=None, XDG_CONFIG_HOME=None)
     b.call("set", domain="org.conformance.other", key="k", value=S("home"))
     path = os.path.join(ctx.home, ".config", "preferences", "org.conformance.other.plist")
@@ -1004,6 +1024,7 @@ def history_generations(ctx):
         check(seq == index, f"commit {index}: the record's sequence is {seq}")
         check(pid == a.pid, f"commit {index}: the record names pid {pid}, the adapter is {a.pid}")
         check(mtime == info.st_mtime_ns, f"commit {index}: the record's mtime {mtime} is not the file's {info.st_mtime_ns}")
+        check(unit == expected_unit(a.pid), f"commit {index}: the record names unit {unit!r}, expected {expected_unit(a.pid)!r} from the writer's cgroup")
         inodes.append((info.st_dev, info.st_ino))
     check(os.path.isdir(history), f"no history directory {history}")
     names = sorted(os.listdir(history))
@@ -1062,6 +1083,9 @@ def private_case(ctx):
                 check(encoded not in data, f"{os.path.relpath(path, ctx.root)} still holds the private value {secret!r}")
     history = os.path.join(ctx.user, f".{DOMAIN}.plist.history")
     check(os.path.isdir(history) and os.listdir(history), "no generations were kept at all (the check above proves nothing)")
+    a.quit()
+    for secret in old_secrets + ["SECRET-current-1234"]:
+        check(secret not in a.stderr_text(), f"the adapter's standard error (its log) holds the private value {secret!r}")
 
 
 @case("private.native-schema", rules=["P1", "P2", "P3", "H2"])
@@ -1213,7 +1237,7 @@ def corrupt_without_history(ctx, raw, label):
     a.error("own", "corrupt", domain=DOMAIN)
 
 
-@case("hostile.garbage", rules=["E1", "R3", "W8", "D4"])
+@case("hostile.garbage", rules=["E1", "R3", "W8", "D4", "H1"])
 def hostile_garbage(ctx):
     corrupt_case(ctx, b"this is not a property list\x00\xff" * 4, "garbage")
 
@@ -1236,6 +1260,11 @@ def hostile_cyclic_no_history(ctx):
 @case("hostile.deep-bplist", rules=["E3", "R3", "W8"])
 def hostile_deep(ctx):
     corrupt_case(ctx, deep_bplist(200), "nested 200 deep")
+
+
+@case("hostile.xml-file", rules=["E2", "R3"])
+def hostile_xml(ctx):
+    corrupt_without_history(ctx, plistlib.dumps({"k": "v"}, fmt=plistlib.FMT_XML), "an XML property list")
 
 
 @case("hostile.not-a-dictionary", rules=["E1", "R3"])
@@ -1295,6 +1324,7 @@ def refuses_every_write(ctx, a, version_named):
         if version_named:
             check(re.search(rf"\b{version_named}\b", message) and re.search(r"\b1\b", message),
                   f"{op}: the message {message!r} does not name version {version_named} and version 1")
+        check(ctx.user in message, f"{op}: the message {message!r} does not name the directory {ctx.user}")
     check(ctx.snapshot(ctx.user) == before, "a refused write changed the directory (its listing or bytes)")
     runtime_after = ctx.snapshot(ctx.runtime)
     check(runtime_after == runtime_before, "a refused write created or raised a commit counter")
@@ -1573,6 +1603,61 @@ def hostile_counter(ctx):
     with open(path, "rb") as handle:
         check(handle.read() == b"NOTMAGIC" + bytes(56), "a counter with the wrong magic was written to")
 
+
+
+@case("lock.writer-waits-for-the-lock", rules=["L1", "R4"])
+def lock_writer_waits(ctx):
+    import fcntl
+    a = ctx.start()
+    reader = ctx.start(peer=ctx.peer_command is not None)
+    a.call("set", domain=DOMAIN, key="k", value=S("before"))
+    path = ctx.domain_path(DOMAIN)
+    identity = os.lstat(path).st_ino
+    lock = os.open(os.path.join(ctx.user, f".{DOMAIN}.plist.lock"), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        pending = [(a, a.send(op, domain=DOMAIN, **fields)) for op, fields in (
+            ("set", dict(key="k", value=S("during"))), ("increment", dict(key="n", by=1)))]
+        # A reader answers meanwhile (R4); then give the writer every chance to go ahead wrongly.
+        check(same(reader.get(DOMAIN, "k"), S("before")), "a read while the lock is held does not answer the old value")
+        time.sleep(0.5)
+        with a.lock:
+            early = [request_id for _, request_id in pending if json.dumps(request_id) in a.answers]
+        check(not early, f"{a.name} answered {early} while another process held the domain's lock")
+        check(os.lstat(path).st_ino == identity, "the domain file was replaced while another process held its lock")
+    finally:
+        os.close(lock)
+    for adapter, request_id in pending:
+        _, answer = adapter.wait(request_id)
+        check(answer.get("ok"), f"after the lock was released the write failed: {show(answer)}")
+    check(same(reader.get(DOMAIN, "k"), S("during")), "the write made after the lock was released is not read")
+
+
+@case("hostile.sticky-directory", rules=["R2"])
+def hostile_sticky_directory(ctx):
+    os.makedirs(ctx.user, mode=0o700)
+    ctx.plant(ctx.domain_path(DOMAIN), {"k": S("v")})
+    os.chmod(ctx.user, 0o1777)
+    a = ctx.start()
+    a.call("set", domain=DOMAIN, key="k", value=S("new"))
+    check(same(ctx.read_plist(ctx.domain_path(DOMAIN)).get("k"), S("new")), "a write in a sticky world-writable directory did not commit")
+
+
+@case("hostile.generation-symlink", rules=["R1", "H1", "R3"])
+def hostile_generation_symlink(ctx):
+    a = ctx.start()
+    a.call("set", domain=DOMAIN, key="k", value=S("first"))
+    a.call("set", domain=DOMAIN, key="k", value=S("second"))
+    a.quit()
+    history = os.path.join(ctx.user, f".{DOMAIN}.plist.history")
+    target = os.path.join(ctx.elsewhere, "planted.plist")
+    ctx.plant(target, {"k": S("planted")})
+    # A newer generation than any kept, as a link to a file elsewhere; then the file goes bad.
+    os.symlink(target, os.path.join(history, "99.plist"))
+    ctx.plant(ctx.domain_path(DOMAIN), {}, raw=b"garbage, not a property list")
+    b = ctx.start()
+    answer = b.try_call("get", domain=DOMAIN, key="k")
+    check(not (answer.get("ok") and same(answer.get("value"), S("planted"))), "a linked generation was read")
 
 
 # ---------------------------------------------------------------------------------------------
