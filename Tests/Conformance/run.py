@@ -915,6 +915,10 @@ def crash_killed_writer(ctx):
     final = b.get(DOMAIN, "n")
     check(final is not None and final["integer"] == acknowledged, f"a new writer reads n={show(final)}, the file said {acknowledged}")
     check(same(ctx.read_plist(path).get("after"), S("ok")), "a new writer's set did not reach the file")
+    # The killed writers' temporaries are orphans the new writer's commit removed (W2).
+    leftovers = [n for d in (ctx.user, os.path.join(ctx.user, STAGING)) if os.path.isdir(d)
+                 for n in os.listdir(d) if re.fullmatch(rf"\.{re.escape(DOMAIN)}\.plist\.tmp-[0-9]+-[0-9]+", n)]
+    check(not leftovers, f"temporary files of killed writers are left after a new commit: {leftovers}")
 
 
 CRASH_POINTS = ["locked", "temporary-written", "temporary-synced", "generation-kept", "renamed", "directory-synced"]
