@@ -1107,6 +1107,34 @@ def private_bundle(ctx):
     private_case(ctx)
 
 
+@case("private.corrupt-copy-purged", rules=["P3", "W8"])
+def private_corrupt_copy(ctx):
+    with open(os.path.join(ctx.schemas, DOMAIN + ".plist"), "wb") as handle:
+        plistlib.dump(NATIVE_SCHEMA, handle)
+    secret = "SECRET-in-a-corrupt-copy-31337"
+    a = ctx.start()
+    a.call("set", domain=DOMAIN, key="Plain", value=S("p0"))
+    a.call("set", domain=DOMAIN, key="Secret", value=S(secret))
+    a.quit()
+    path = ctx.domain_path(DOMAIN)
+    with open(path, "rb") as handle:
+        data = handle.read()
+    check(secret.encode() in data, "the domain file does not hold the private value in the clear (nothing to test)")
+    # The file goes bad with the secret's bytes in it: its trailer is cut off.
+    ctx.plant(path, {}, raw=data[:-20])
+    b = ctx.start()
+    b.call("set", domain=DOMAIN, key="Plain", value=S("p1"))
+    kept = [n for n in os.listdir(ctx.user) if n.startswith(DOMAIN + ".plist.corrupt-")]
+    check(kept, "the write did not keep the corrupt file aside (W8)")
+    with open(os.path.join(ctx.user, kept[0]), "rb") as handle:
+        check(secret.encode() in handle.read(), "the corrupt copy does not hold the private value (nothing to test)")
+    # The key has the value again, then it is removed: every kept copy loses those bytes.
+    b.call("set", domain=DOMAIN, key="Secret", value=S(secret))
+    b.call("delete", domain=DOMAIN, key="Secret")
+    for found, content in all_bytes_below(ctx.user):
+        check(secret.encode() not in content, f"{os.path.relpath(found, ctx.root)} still holds the removed private value")
+
+
 @case("schema.rules-and-defaults", rules=["P1"])
 def schema_rules(ctx):
     with open(os.path.join(ctx.schemas, DOMAIN + ".plist"), "wb") as handle:
