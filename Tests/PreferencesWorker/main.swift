@@ -50,6 +50,8 @@
 //   PreferencesWorker observe-key DOMAIN KEY            print "changed VALUE THREAD WAKEUPS" per change of KEY
 //   PreferencesWorker write-on-request DOMAIN KEY         for each line N on stdin: set KEY to N, flush,
 //                                                        print N
+//   PreferencesWorker conformance-adapter                 the conformance suite's JSON-lines adapter
+//                                                        (ConformanceAdapter.swift, Tests/Conformance/README.md)
 //
 // The watch commands are in WatchCommands.swift, the log command in LogCommands.swift, the
 // reliability commands in ReliabilityCommands.swift, the transaction and fresh-read commands
@@ -140,6 +142,9 @@ case "observe-key":
     exit(0)
 case "write-on-request":
     writeOnRequest(Array(arguments.dropFirst(2)))
+    exit(0)
+case "conformance-adapter":
+    conformanceAdapter()
     exit(0)
 default:
     break
