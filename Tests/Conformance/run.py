@@ -947,6 +947,11 @@ def crash_points(ctx):
         b = ctx.start()
         b.call("set", domain=DOMAIN, key="k", value=S("after-" + point))
         check(same(ctx.read_plist(path).get("k"), S("after-" + point)), f"after a crash at {point} a new writer's set did not commit")
+        # W2: the dead writer's temporary file is gone once the next writer has held the lock.
+        for folder in (ctx.user, os.path.join(ctx.user, STAGING)):
+            names = os.listdir(folder) if os.path.isdir(folder) else []
+            left = [n for n in names if n.startswith(f".{DOMAIN}.plist.tmp-")]
+            check(not left, f"after a crash at {point} and a new commit, temporary files are left in {folder}: {left}")
         b.quit()
     if skipped:
         ctx.note = "not supported by the adapter: " + ", ".join(skipped)

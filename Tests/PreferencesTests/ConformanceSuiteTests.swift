@@ -7,16 +7,6 @@ import TestSupport
 /// private tree per case, the files checked by a runner that is not Swift.
 @Suite("On-disk protocol conformance")
 struct ConformanceSuiteTests {
-    /// Cases that fail for a known library bug, each with where it is described. The suite
-    /// still runs them: a known failure shows as a known issue, and one that starts passing
-    /// fails this test until it is taken off the list.
-    static let knownFailures: [String: String] = [
-        // A NaN value breaks the debug build's invariant check (`ResolvedValues+Invariants`
-        // compares values with `==`, and NaN is unequal to itself), so the store traps on
-        // the set.
-        "encoding.nan": "storing NaN traps ResolvedValues._checkInvariants (NaN != NaN)"
-    ]
-
     static let runner = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Conformance/run.py").path
 
@@ -34,13 +24,8 @@ struct ConformanceSuiteTests {
             return line.dropFirst(5).split(separator: " ").first.map(String.init)
         }
         #expect(output.contains(" passed, "), "the runner did not finish:\n\(output)")
-        for name in failed where Self.knownFailures[name] == nil {
+        for name in failed {
             Issue.record("conformance case \(name) failed:\n\(output)")
-        }
-        for (name, reason) in Self.knownFailures.sorted(by: { $0.key < $1.key }) {
-            withKnownIssue(Comment(rawValue: reason)) {
-                if failed.contains(name) { Issue.record("\(name): \(reason)") }
-            }
         }
         // Exit status 1 is a failed case, reported above; anything else is the runner's own trouble.
         #expect(run.terminationStatus == (failed.isEmpty ? 0 : 1), "the runner exited \(run.terminationStatus):\n\(output)")

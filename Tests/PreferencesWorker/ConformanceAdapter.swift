@@ -7,6 +7,7 @@
 // straight to the descriptor, so a line is never split or held in a buffer.
 import Foundation
 import Glibc
+import DomainStorage
 import Preferences
 
 /// Writes whole lines to standard output, one writer at a time.
@@ -261,7 +262,7 @@ final class ConformanceAdapter {
         guard let op = request["op"]?.string else { throw AdapterError("invalid-request", "no \"op\"") }
         switch op {
         case "hello":
-            return ["implementation": .string("swift-preferences"), "protocol": .int(1), "crash_points": .array([.string("locked")])]
+            return ["implementation": .string("swift-preferences"), "protocol": .int(1), "crash_points": .array(DurabilityFaults.CrashPoint.allCases.map { .string($0.rawValue) })]
         case "get":
             let key = try field(request, "key")
             return ["value": taggedJSON(try store(request).value(forKey: key))]
@@ -346,12 +347,17 @@ final class ConformanceAdapter {
             let preferences = try store(request)
             let key = try field(request, "key")
             let value = try propertyListValue(request["value"] ?? .null)
-            guard request["at"]?.string == "locked" else {
+            guard let point = request["at"]?.string.flatMap(DurabilityFaults.CrashPoint.init(rawValue:)) else {
                 throw AdapterError("invalid-request", "crash point \(request["at"]?.serialized ?? "?") is not supported")
             }
-            // Inside a transaction's body the domain's lock is held and nothing is written yet.
-            try commit(preferences, set: [key: value], delete: []) { _exit(137) }
-            _exit(137)
+            // The library's debug-only seam: the process exits at that point of its commit.
+            DurabilityFaults.crash(at: point)
+            try commit(preferences, set: [key: value], delete: [])
+            // The directory sync may run on its own queue after the commit returns.
+            if point == .directorySynced {
+                do throws(PreferencesError) { try preferences.flush() } catch { throw AdapterError(error) }
+            }
+            throw AdapterError("io", "the commit ended without reaching crash point \(point.rawValue)")
         case "quit":
             return [:]
         default:

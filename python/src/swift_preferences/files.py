@@ -39,6 +39,8 @@ from .errors import (Corrupt, LockTimeout, PreferencesError, RefusedFile, TooLar
 
 PROTOCOL_VERSION = 1
 PROTOCOL_MARKER = ".swift-preferences-protocol"
+#: The most bytes a protocol marker may hold (PROTOCOL.md V1).
+MARKER_SIZE_LIMIT = 64
 STAGING_DIRECTORY = ".swift-preferences-staging"
 COMMIT_RECORD_ATTRIBUTE = "user.swift-preferences.commit"
 COMMIT_ORIGIN_ATTRIBUTE = "user.swift-preferences.origin"
@@ -173,13 +175,17 @@ def read_marker(directory: str) -> tuple[int | None, str | None]:
     try:
         if not stat.S_ISREG(os.fstat(descriptor).st_mode):
             return None, "<not a regular file>"
-        raw = os.read(descriptor, 256)
+        raw = os.read(descriptor, MARKER_SIZE_LIMIT + 1)
     finally:
         os.close(descriptor)
-    text = raw.decode("utf-8", errors="replace").strip()
-    if text.isascii() and text.isdigit():
-        return int(text), None
-    return None, text
+    # PROTOCOL.md V1: at most 64 bytes; decimal digits (at most 9, value > 0) with ASCII white
+    # space (0x20, 0x09-0x0D, exactly what bytes.strip() removes) around them.
+    digits = raw.strip()
+    if len(raw) <= MARKER_SIZE_LIMIT and 0 < len(digits) <= 9 and all(0x30 <= byte <= 0x39 for byte in digits):
+        version = int(digits)
+        if version > 0:
+            return version, None
+    return None, raw[:MARKER_SIZE_LIMIT].decode("utf-8", errors="replace").strip()
 
 
 def protocol_version(directory: str) -> int:
@@ -194,13 +200,18 @@ def protocol_version(directory: str) -> int:
     return version
 
 
-def check_writable_protocol(directory: str) -> None:
-    """Raises :class:`UnsupportedProtocolVersion` if ``directory`` follows a newer (or unreadable) protocol version."""
-    version, text = read_marker(directory)
-    if version is None:
-        raise UnsupportedProtocolVersion(directory, text or "", PROTOCOL_VERSION)
-    if version > PROTOCOL_VERSION:
-        raise UnsupportedProtocolVersion(directory, version, PROTOCOL_VERSION)
+def check_writable_protocol(*directories: str) -> None:
+    """Raises :class:`UnsupportedProtocolVersion` if any of ``directories`` follows a newer (or unreadable) protocol version.
+
+    A writer checks the file's own directory and the preferences directory whose marker covers
+    it (its parent, for a file in ``ByHost/`` or ``managed/``), as PROTOCOL.md V1 says.
+    """
+    for directory in dict.fromkeys(directories):
+        version, text = read_marker(directory)
+        if version is None:
+            raise UnsupportedProtocolVersion(directory, text or "", PROTOCOL_VERSION)
+        if version > PROTOCOL_VERSION:
+            raise UnsupportedProtocolVersion(directory, version, PROTOCOL_VERSION)
 
 
 # MARK: The domain file
@@ -867,7 +878,7 @@ class LockedCommit:
 
     def __init__(self, file: DomainFile, policy: FilePolicy, *, fallback: dict[str, Any] | None = None,
                  runtime_directory: str | None = None) -> None:
-        check_writable_protocol(file.protocol_directory)
+        check_writable_protocol(file.directory, file.protocol_directory)
         self.file = file
         self.policy = policy
         self.runtime_directory = runtime_directory
@@ -877,7 +888,7 @@ class LockedCommit:
         try:
             ensure_directory(file.directory, policy)
             self._lock = _FileLock(file.lock_path, policy)
-            check_writable_protocol(file.protocol_directory)
+            check_writable_protocol(file.directory, file.protocol_directory)
             _reached("locked")
             _remove_orphaned_temporary_files(file)
             self.corrupt = False
