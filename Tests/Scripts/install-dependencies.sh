@@ -13,8 +13,9 @@ set -euo pipefail
 # systemd provides the systemd-journald and journalctl that Tests/Scripts/with-journald.sh
 # starts and the JournaldLogging tests read back with (util-linux's unshare isolates it); man-db
 # (with groff-base, which it depends on) renders the installed defaults(1) page in install-test.sh;
-# etcd-server, etcd-client and openssl run the etcd clusters (plain and TLS) of the EtcdGateway tests.
-packages=(pkg-config libsystemd-dev python3 strace util-linux bindfs systemd procps man-db etcd-server etcd-client openssl)
+# etcd-server, etcd-client and openssl run the etcd clusters (plain and TLS) of the EtcdGateway tests;
+# python3-venv gives python-tests.sh the virtual environment it installs the Python package into.
+packages=(pkg-config libsystemd-dev python3 python3-venv strace util-linux bindfs systemd procps man-db etcd-server etcd-client openssl)
 (($#)) && packages=("$@")
 
 if ! command -v swift >/dev/null 2>&1; then
