@@ -44,7 +44,8 @@
 //   PreferencesWorker flush-retry DOMAIN                  set a key, flush until it works
 //   PreferencesWorker transact-pairs DOMAIN COUNT        COUNT transactions, each setting `width`,
 //                                                        `height` and `area` from one i
-//   PreferencesWorker transact-increment DOMAIN KEY COUNT COUNT transactions adding one to KEY
+//   PreferencesWorker transact-increment DOMAIN KEY COUNT [KEY...]  COUNT transactions adding one to KEY
+//                                                        (and to each further KEY, in the same transaction)
 //   PreferencesWorker observe-order DOMAIN KEY READERS  print "change OLD NEW THREAD" per change while
 //                                                        READERS threads read KEY (DeliveryCommands.swift)
 //   PreferencesWorker observe-key DOMAIN KEY            print "changed VALUE THREAD WAKEUPS" per change of KEY
