@@ -51,6 +51,9 @@
 //   PreferencesWorker observe-key DOMAIN KEY            print "changed VALUE THREAD WAKEUPS" per change of KEY
 //   PreferencesWorker write-on-request DOMAIN KEY         for each line N on stdin: set KEY to N, flush,
 //                                                        print N
+//   PreferencesWorker timed-write DOMAIN KEY             for each line on stdin: set KEY to the monotonic
+//                                                        time T, flush, print T (LatencyCommands.swift)
+//   PreferencesWorker timed-watch DOMAIN KEY             print "seen VALUE NOW" per change of KEY
 //
 // The watch commands are in WatchCommands.swift, the log command in LogCommands.swift, the
 // reliability commands in ReliabilityCommands.swift, the transaction and fresh-read commands
@@ -141,6 +144,12 @@ case "observe-key":
     exit(0)
 case "write-on-request":
     writeOnRequest(Array(arguments.dropFirst(2)))
+    exit(0)
+case "timed-write":
+    timedWrite(Array(arguments.dropFirst(2)))
+    exit(0)
+case "timed-watch":
+    timedWatch(Array(arguments.dropFirst(2)))
     exit(0)
 default:
     break
