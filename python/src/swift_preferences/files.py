@@ -1,0 +1,960 @@
+"""The file layer: reading a domain file safely and committing a new version exactly as the Swift writer does.
+
+A commit (see :func:`commit`):
+
+1. the directory's protocol marker is checked (a newer or unreadable version refuses the write
+   before any file is made), the directory is made (0700, parents synced) or checked;
+2. ``flock(LOCK_EX)`` on ``.<file>.lock`` (0600, ``O_NOFOLLOW``, checked like a domain file),
+   waiting at most the lock timeout; the marker is checked again under the lock;
+3. temporary files a killed writer left (``.<file>.tmp-<digits>-<digits>``) are removed;
+4. the file is re-read under the lock (a damaged file that changed within the last 10 ms is
+   read again: someone may be rewriting it in place); only this writer's changes are applied;
+5. unchanged values write nothing; empty values remove the file; otherwise the new bytes go to
+   ``.<file>.tmp-<pid>-<n>`` in ``.swift-preferences-staging`` (or beside the file), mode 0600,
+   with the commit record ``user.swift-preferences.commit`` and the wall clock as mtime, synced;
+6. the replaced file is kept as generation ``.<file>.history/<N>.plist`` by hard link (a copy
+   without the private keys' values when it holds any), a corrupt file is kept aside as
+   ``<file>.corrupt-<yyyyMMddTHHmmss>``, the new file is renamed into place, the directory synced,
+   the commit counter raised, old generations pruned, removed private values purged;
+7. unlock.
+"""
+
+from __future__ import annotations
+
+import datetime
+import errno as errnos
+import fcntl
+import itertools
+import os
+import stat
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import bplist
+from .counter import open_counter
+from .errors import (Corrupt, LockTimeout, PreferencesError, RefusedFile, TooLarge,
+                     UnsupportedProtocolVersion)
+
+PROTOCOL_VERSION = 1
+PROTOCOL_MARKER = ".swift-preferences-protocol"
+STAGING_DIRECTORY = ".swift-preferences-staging"
+COMMIT_RECORD_ATTRIBUTE = "user.swift-preferences.commit"
+COMMIT_ORIGIN_ATTRIBUTE = "user.swift-preferences.origin"
+TIMESTAMP_GRANULARITY_NS = 10_000_000
+CRASH_POINTS = ("locked", "temporary-written", "temporary-synced", "generation-kept", "renamed", "directory-synced")
+
+#: Called with a crash point's name at that point of every commit (the adapter's crash requests).
+crash_hook: Callable[[str], None] | None = None
+
+
+def _reached(point: str) -> None:
+    wanted = os.environ.get("SWIFT_PREFERENCES_CRASH_AT")
+    if wanted == point:
+        os._exit(137)
+    if crash_hook is not None:
+        crash_hook(point)
+
+
+@dataclass
+class FilePolicy:
+    """The limits and trust rules a domain file is read and written under (the Swift ``FilePolicy`` defaults)."""
+
+    size_limit: int = 1 << 20
+    lock_timeout: float = 10.0
+    trusted_owners: tuple[int, ...] = field(default_factory=lambda: (os.geteuid(),))
+    creates_directory: bool = True
+    generation_limit: int = 32
+    generation_byte_limit: int = 8 << 20
+    file_mode: int = 0o600
+    directory_mode: int = 0o700
+    private_keys: frozenset[str] = frozenset()
+
+    @staticmethod
+    def system() -> "FilePolicy":
+        """The policy of the system and managed layers as read: root's files are trusted too."""
+        return FilePolicy(trusted_owners=tuple(sorted({0, os.geteuid()})), creates_directory=False)
+
+
+# MARK: Checks and reads
+
+
+def check_status(status: os.stat_result, path: str, role: str, policy: FilePolicy) -> None:
+    """Refuses a file that is not regular, not a trusted owner's, group/other-writable, or too large."""
+    if not stat.S_ISREG(status.st_mode):
+        raise RefusedFile(f"{role} is {_describe_type(status.st_mode)}, not a regular file; remove it so that a regular file can take its place", path=path)
+    if status.st_uid not in policy.trusted_owners:
+        owners = ", ".join(str(owner) for owner in policy.trusted_owners)
+        raise RefusedFile(
+            f"{role} is owned by uid {status.st_uid}, not by uid {owners}; a file owned by another user is never trusted, so check who created it, then chown or remove it",
+            path=path)
+    if status.st_mode & 0o022:
+        raise RefusedFile(
+            f"{role} is group- or world-writable (mode {stat.S_IMODE(status.st_mode):04o}), so other users could change it; run chmod go-w on it", path=path)
+    if status.st_size > policy.size_limit:
+        raise TooLarge(f"{role} is {status.st_size} bytes, over the limit of {policy.size_limit} bytes", path=path)
+
+
+def _describe_type(mode: int) -> str:
+    for test, text in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISLNK, "a symbolic link")):
+        if test(mode):
+            return text
+    return "a special file"
+
+
+def read_checked_bytes(path: str, policy: FilePolicy, role: str = "the domain file") -> tuple[bytes, os.stat_result] | None:
+    """Opens without following links or blocking, checks through the descriptor, reads within the limit; None if missing."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        if error.errno == errnos.ELOOP:
+            raise RefusedFile(f"{role} is a symbolic link; links are never followed, so replace it with the file itself", path=path, errno=error.errno) from None
+        if error.errno == errnos.ENXIO:
+            raise RefusedFile(f"{role} is a socket or device, not a regular file; remove it so that a regular file can take its place", path=path, errno=error.errno) from None
+        raise PreferencesError(f"{role} could not be opened for reading: {error.strerror}", path=path, errno=error.errno) from None
+    try:
+        status = os.fstat(descriptor)
+        check_status(status, path, role, policy)
+        chunks = []
+        total = 0
+        while True:
+            chunk = os.read(descriptor, max(65536, min(status.st_size + 1, policy.size_limit + 1)))
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > policy.size_limit:
+                raise TooLarge(f"{role} grew past the limit of {policy.size_limit} bytes while it was read", path=path)
+            chunks.append(chunk)
+        return b"".join(chunks), status
+    except OSError as error:
+        raise PreferencesError(f"{role} could not be read: {error.strerror}", path=path, errno=error.errno) from None
+    finally:
+        os.close(descriptor)
+
+
+def decode_domain(data: bytes, path: str) -> dict[str, Any]:
+    """Decodes a domain file's bytes with the bounded decoder; the top level must be a dictionary."""
+    try:
+        top = bplist.decode(data)
+    except bplist.PropertyListError as error:
+        raise Corrupt(f"the domain file is not a valid binary property list: {error}", path=path) from None
+    if not isinstance(top, dict):
+        kind = {list: "an array", str: "a string", bytes: "a data", bool: "a boolean", int: "an integer", float: "a real"}.get(type(top), "a date")
+        raise Corrupt(f"the domain file's top-level value is {kind}, not a dictionary", path=path)
+    return top
+
+
+def read_domain(path: str, policy: FilePolicy) -> dict[str, Any] | None:
+    """The values of the domain file at ``path``; None if it does not exist."""
+    read = read_checked_bytes(path, policy)
+    if read is None:
+        return None
+    return decode_domain(read[0], path)
+
+
+# MARK: Protocol version
+
+
+def read_marker(directory: str) -> tuple[int | None, str | None]:
+    """The protocol version a directory's marker names: ``(version, None)``, ``(1, None)`` if absent, ``(None, text)`` if garbage."""
+    path = directory.rstrip("/") + "/" + PROTOCOL_MARKER
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return PROTOCOL_VERSION, None
+    except NotADirectoryError:
+        return PROTOCOL_VERSION, None
+    except OSError as error:
+        return None, f"<unreadable: {error.strerror}>"
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None, "<not a regular file>"
+        raw = os.read(descriptor, 256)
+    finally:
+        os.close(descriptor)
+    text = raw.decode("utf-8", errors="replace").strip()
+    if text.isascii() and text.isdigit():
+        return int(text), None
+    return None, text
+
+
+def protocol_version(directory: str) -> int:
+    """The protocol version of a preferences directory: 1 without a marker.
+
+    Raises :class:`Corrupt` if the marker's content is not a version number (a directory
+    with such a marker is read, never written).
+    """
+    version, text = read_marker(directory)
+    if version is None:
+        raise Corrupt(f"the protocol marker of {directory} holds {text!r}, not a version number", path=directory)
+    return version
+
+
+def check_writable_protocol(directory: str) -> None:
+    """Raises :class:`UnsupportedProtocolVersion` if ``directory`` follows a newer (or unreadable) protocol version."""
+    version, text = read_marker(directory)
+    if version is None:
+        raise UnsupportedProtocolVersion(directory, text or "", PROTOCOL_VERSION)
+    if version > PROTOCOL_VERSION:
+        raise UnsupportedProtocolVersion(directory, version, PROTOCOL_VERSION)
+
+
+# MARK: The domain file
+
+
+@dataclass(frozen=True)
+class DomainFile:
+    """One domain file: its directory, name, and the directory whose protocol marker covers it."""
+
+    directory: str
+    file_name: str
+    protocol_directory: str
+
+    @property
+    def path(self) -> str:
+        """The file's path."""
+        return f"{self.directory}/{self.file_name}"
+
+    @property
+    def lock_path(self) -> str:
+        """``.<file>.lock`` beside the file."""
+        return f"{self.directory}/.{self.file_name}.lock"
+
+    @property
+    def temporary_prefix(self) -> str:
+        """``.<file>.tmp-``."""
+        return f".{self.file_name}.tmp-"
+
+    @property
+    def staging_directory(self) -> str:
+        """``.swift-preferences-staging`` beside the file."""
+        return f"{self.directory}/{STAGING_DIRECTORY}"
+
+    @property
+    def history_directory(self) -> str:
+        """``.<file>.history`` beside the file."""
+        return f"{self.directory}/.{self.file_name}.history"
+
+
+_temporary_counter = itertools.count()
+_copy_counter = itertools.count()
+_process_locks: dict[str, threading.Lock] = {}
+_process_locks_guard = threading.Lock()
+
+
+def _process_lock(path: str) -> threading.Lock:
+    with _process_locks_guard:
+        return _process_locks.setdefault(path, threading.Lock())
+
+
+def _commit_record(sequence: int, mtime_ns: int) -> bytes:
+    unit = _systemd_unit()
+    return f"1 {sequence} {os.getpid()} {mtime_ns} {unit or '-'}".encode()
+
+
+_unit_cache: list[str | None] = []
+
+
+def _systemd_unit() -> str | None:
+    """The systemd unit this process runs in, read from /proc/self/cgroup exactly as the Swift ``ProcessUnit`` does."""
+    if _unit_cache:
+        return _unit_cache[0]
+    unit = None
+    try:
+        with open("/proc/self/cgroup", "rb") as handle:
+            text = handle.read(65536).decode("utf-8", errors="replace")
+        lines = [line for line in text.split("\n") if line]
+        line = next((l for l in lines if l.startswith("0::")), None) or next((l for l in lines if ":name=systemd:" in l), None)
+        if line is not None:
+            parts = [part for part in line.split(":", 2)[-1].split("/") if part]
+            last = parts[-1] if parts else None
+            if last and last.endswith((".service", ".scope")) and " " not in last:
+                unit = last
+    except OSError:
+        pass
+    _unit_cache.append(unit)
+    return unit
+
+
+def parse_commit_record(data: bytes) -> tuple[int, int, int, str | None] | None:
+    """``(sequence, pid, mtime_ns, unit)`` of a commit record, or None if it is not one."""
+    if len(data) > 512:
+        return None
+    try:
+        fields = data.decode("utf-8").split(" ")
+        if len(fields) != 5 or fields[0] != "1" or not fields[4]:
+            return None
+        sequence, pid, mtime = int(fields[1]), int(fields[2]), int(fields[3])
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if sequence <= 0 or pid <= 0:
+        return None
+    return sequence, pid, mtime, None if fields[4] == "-" else fields[4]
+
+
+def _read_record(path: str) -> tuple[int, int, int, str | None] | None:
+    try:
+        return parse_commit_record(os.getxattr(path, COMMIT_RECORD_ATTRIBUTE, follow_symlinks=False))
+    except OSError:
+        return None
+
+
+def _set_xattr(descriptor: int, name: str, value: bytes) -> None:
+    try:
+        os.setxattr(descriptor, name, value)
+    except OSError:
+        # ENOTSUP where the file system has no user attributes, ENOSPC, a quota: the writer
+        # is then unknown, which is no reason to refuse the write (as in Swift).
+        pass
+
+
+def _fsync_directory(path: str) -> None:
+    descriptor = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _utc_timestamp() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S")
+
+
+def ensure_directory(directory: str, policy: FilePolicy) -> None:
+    """Makes the directory (and parents, mode 0700, parents synced) or checks the one there."""
+    try:
+        status = os.stat(directory)
+    except FileNotFoundError:
+        if not policy.creates_directory:
+            raise PreferencesError("the preferences directory does not exist", path=directory, errno=errnos.ENOENT) from None
+        created = []
+        prefix = ""
+        for component in [part for part in directory.split("/") if part]:
+            prefix += "/" + component
+            try:
+                os.mkdir(prefix, policy.directory_mode)
+                created.append(prefix)
+            except FileExistsError:
+                continue
+            except OSError as error:
+                raise PreferencesError(f"the preferences directory could not be created: {error.strerror}", path=prefix, errno=error.errno) from None
+        for path in created:
+            try:
+                _fsync_directory(os.path.dirname(path) or "/")
+            except OSError:
+                pass
+        return
+    if not stat.S_ISDIR(status.st_mode):
+        raise PreferencesError("the preferences directory is not a directory", path=directory, errno=errnos.ENOTDIR)
+    if status.st_uid not in policy.trusted_owners:
+        raise RefusedFile(
+            f"the preferences directory is owned by uid {status.st_uid}; another user could replace or delete its files, so nothing is written there", path=directory)
+    if status.st_mode & 0o022 and not status.st_mode & stat.S_ISVTX:
+        raise RefusedFile(
+            f"the preferences directory is group- or world-writable (mode {stat.S_IMODE(status.st_mode):04o}), so other users could replace or delete its files; run chmod go-w on it",
+            path=directory)
+
+
+class _FileLock:
+    """An exclusive flock on a domain's lock file, taken within a timeout; released by :meth:`release`."""
+
+    def __init__(self, path: str, policy: FilePolicy) -> None:
+        deadline = time.monotonic() + policy.lock_timeout
+        try:
+            descriptor = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600)
+        except OSError as error:
+            if error.errno == errnos.ELOOP:
+                raise RefusedFile("the domain's lock file is a symbolic link; links are never followed, so remove it", path=path, errno=error.errno) from None
+            raise PreferencesError(f"the domain's lock file could not be opened: {error.strerror}", path=path, errno=error.errno) from None
+        try:
+            check_status(os.fstat(descriptor), path, "the domain's lock file", policy)
+            delay = 0.0005
+            while True:
+                try:
+                    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise LockTimeout(
+                            f"another writer held the domain's lock for longer than {policy.lock_timeout:g} seconds; nothing was written", path=path) from None
+                    time.sleep(delay)
+                    delay = min(delay * 2, 0.005)
+        except BaseException:
+            os.close(descriptor)
+            raise
+        self.descriptor = descriptor
+
+    def release(self) -> None:
+        """Unlocks and closes."""
+        try:
+            fcntl.flock(self.descriptor, fcntl.LOCK_UN)
+        finally:
+            os.close(self.descriptor)
+
+
+# MARK: History
+
+
+def generation_number(name: str) -> int | None:
+    """The number in a generation's file name ``<N>.plist`` (no leading zero), else None."""
+    if not name.endswith(".plist"):
+        return None
+    digits = name[:-6]
+    if not digits or len(digits) > 19 or digits[0] == "0" or not (digits.isascii() and digits.isdigit()):
+        return None
+    return int(digits)
+
+
+def _is_temporary_copy_name(name: str) -> bool:
+    if not (name.startswith(".") and name.endswith(".tmp")):
+        return False
+    middle = name[1:-4]
+    dot = middle.rfind(".")
+    if dot < 0:
+        return False
+    parts = middle[dot + 1:].split("-")
+    return generation_number(middle[:dot]) is not None and len(parts) == 2 and all(p.isascii() and p.isdigit() for p in parts)
+
+
+def _open_history(file: DomainFile, policy: FilePolicy, creating: bool) -> int | None:
+    """Opens the history directory (O_NOFOLLOW|O_DIRECTORY) after checking it; None if missing and not creating."""
+    path = file.history_directory
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        if not creating:
+            return None
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            pass
+        return _open_history(file, policy, False)
+    except OSError as error:
+        raise RefusedFile(f"the history directory cannot be used: {error.strerror}", path=path, errno=error.errno) from None
+    status = os.fstat(descriptor)
+    if status.st_uid not in policy.trusted_owners or status.st_mode & 0o022:
+        os.close(descriptor)
+        raise RefusedFile("the history directory is another user's or group/other-writable; no generation is kept there", path=path)
+    return descriptor
+
+
+def _write_copy(source: str, data: bytes, directory: int, name: str, replacing: bool) -> None:
+    """Writes ``data`` as ``name`` in ``directory`` with ``source``'s mode, commit record, origin and mtime, synced first."""
+    status = os.lstat(source)
+    temporary = f".{name}.{os.getpid()}-{next(_copy_counter)}.tmp"
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=directory)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(descriptor, view):]
+            if stat.S_IMODE(status.st_mode) != 0o600:
+                os.fchmod(descriptor, stat.S_IMODE(status.st_mode))
+            for attribute in (COMMIT_RECORD_ATTRIBUTE, COMMIT_ORIGIN_ATTRIBUTE):
+                try:
+                    _set_xattr(descriptor, attribute, os.getxattr(source, attribute, follow_symlinks=False))
+                except OSError:
+                    pass
+            os.utime(descriptor, ns=(status.st_atime_ns, status.st_mtime_ns))
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        if replacing:
+            os.rename(temporary, name, src_dir_fd=directory, dst_dir_fd=directory)
+        else:
+            os.link(temporary, name, src_dir_fd=directory, dst_dir_fd=directory, follow_symlinks=False)
+            os.unlink(temporary, dir_fd=directory)
+    except BaseException:
+        try:
+            os.unlink(temporary, dir_fd=directory)
+        except OSError:
+            pass
+        raise
+
+
+def _generations_past_bounds(generations: dict[int, int], newest: int, policy: FilePolicy) -> list[int]:
+    count = 0
+    total = 0
+    past: list[int] = []
+    for number, size in sorted(generations.items(), key=lambda item: -item[0]):
+        count += 1
+        total += size
+        if number != newest and (past or count > policy.generation_limit or total > policy.generation_byte_limit):
+            past.append(number)
+    return list(reversed(past))
+
+
+class _HistoryCommit:
+    """One commit's part in the history (the Swift ``DomainHistory.Commit``, without recycling)."""
+
+    def __init__(self, sequence: int, directory: int | None = None, number: int | None = None, size: int = 0,
+                 generations: dict[int, int] | None = None, redacted: bytes | None = None, source: str = "") -> None:
+        self.sequence = sequence
+        self.directory = directory
+        self.number = number
+        self.size = size
+        self.generations = dict(generations or {})
+        self.redacted = redacted
+        self.source = source
+        self.kept: int | None = None
+
+    def keep(self) -> None:
+        if self.directory is None or self.number is None:
+            return
+        name = f"{self.number}.plist"
+        try:
+            if self.redacted is not None:
+                _write_copy(self.source, self.redacted, self.directory, name, replacing=False)
+                self.generations[self.number] = len(self.redacted)
+            else:
+                os.link(self.source, name, dst_dir_fd=self.directory, follow_symlinks=False)
+                self.generations[self.number] = self.size
+            self.kept = self.number
+        except OSError:
+            pass
+
+    def finish(self, policy: FilePolicy) -> None:
+        if self.directory is None:
+            return
+        try:
+            if self.kept is not None:
+                for number in _generations_past_bounds(self.generations, self.kept, policy):
+                    try:
+                        os.unlink(f"{number}.plist", dir_fd=self.directory)
+                    except OSError:
+                        break
+        finally:
+            self.close()
+
+    def abandon(self) -> None:
+        if self.directory is None:
+            return
+        if self.kept is not None:
+            try:
+                os.unlink(f"{self.kept}.plist", dir_fd=self.directory)
+            except OSError:
+                pass
+        self.close()
+
+    def close(self) -> None:
+        if self.directory is not None:
+            os.close(self.directory)
+            self.directory = None
+
+
+def _begin_commit(file: DomainFile, current: dict[str, Any] | None, current_status: os.stat_result | None,
+                  corrupt: bool, policy: FilePolicy) -> _HistoryCommit:
+    """The Swift ``DomainHistory.beginCommit``: the generation number and the new version's sequence."""
+    exists = current is not None or corrupt
+    recorded = 0
+    if exists:
+        record = _read_record(file.path)
+        try:
+            mtime = current_status.st_mtime_ns if current_status is not None else os.lstat(file.path).st_mtime_ns
+        except OSError:
+            mtime = None
+        if record is not None and record[2] == mtime:
+            recorded = record[0]
+    if policy.generation_limit <= 0:
+        return _HistoryCommit(recorded + 1)
+    try:
+        directory = _open_history(file, policy, creating=current is not None)
+    except (OSError, PreferencesError):
+        return _HistoryCommit(recorded + 1)
+    if directory is None:
+        return _HistoryCommit(recorded + 1)
+    generations: dict[int, int] = {}
+    for name in os.listdir(directory):
+        number = generation_number(name)
+        if number is not None:
+            try:
+                generations[number] = os.stat(name, dir_fd=directory, follow_symlinks=False).st_size
+            except OSError:
+                generations[number] = 0
+        elif _is_temporary_copy_name(name):
+            try:
+                os.unlink(name, dir_fd=directory)
+            except OSError:
+                pass
+    highest = max(generations, default=0)
+    if current is None:
+        return _HistoryCommit(max(highest, recorded) + 1, directory, generations=generations)
+    number = recorded if recorded > highest else highest + 1
+    redacted = None
+    if any(key in current for key in policy.private_keys):
+        kept = {key: value for key, value in current.items() if key not in policy.private_keys}
+        try:
+            redacted = bplist.encode(kept)
+        except (TypeError, ValueError):
+            redacted = bplist.encode({})
+    return _HistoryCommit(number + 1, directory, number, current_status.st_size if current_status else 0, generations,
+                          redacted, file.path)
+
+
+# MARK: Purging
+
+
+def _byte_forms(value: Any) -> list[bytes]:
+    if isinstance(value, str):
+        forms = [value.encode("utf-8"), value.encode("utf-16-be")]
+        return [form for form in forms if len(form) >= 4]
+    if isinstance(value, (bytes, bytearray)):
+        return [bytes(value)] if len(value) >= 4 else []
+    if isinstance(value, list):
+        return [form for element in value for form in _byte_forms(element)]
+    if isinstance(value, dict):
+        return [form for element in value.values() for form in _byte_forms(element)]
+    return []
+
+
+def _scrub(path: str, secrets: list[Any], folder: int, name: str) -> bool:
+    try:
+        descriptor = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=folder)
+    except OSError:
+        return False
+    try:
+        data = bytearray()
+        while chunk := os.read(descriptor, 1 << 16):
+            data += chunk
+    finally:
+        os.close(descriptor)
+    changed = False
+    for pattern in (form for secret in secrets for form in _byte_forms(secret)):
+        start = data.find(pattern)
+        while start >= 0:
+            data[start:start + len(pattern)] = bytes(len(pattern))
+            changed = True
+            start = data.find(pattern, start + len(pattern))
+    if changed:
+        _write_copy(path, bytes(data), folder, name, replacing=True)
+    return changed
+
+
+def purge_while_locked(file: DomainFile, keys: set[str], known: list[Any], policy: FilePolicy) -> None:
+    """Takes ``keys``' values out of every kept generation and every corrupt copy (the Swift ``purgeWhileLocked``)."""
+    secrets = list(known)
+    try:
+        directory = _open_history(file, policy, creating=False)
+    except PreferencesError:
+        directory = None
+    if directory is not None:
+        try:
+            undecodable = []
+            rewrites = []
+            for number in sorted(n for n in map(generation_number, os.listdir(directory)) if n is not None):
+                path = f"{file.history_directory}/{number}.plist"
+                try:
+                    read = read_checked_bytes(path, policy, "a generation")
+                    if read is None:
+                        continue
+                    values = decode_domain(read[0], path)
+                except (Corrupt, TooLarge, RefusedFile):
+                    undecodable.append(number)
+                    continue
+                held = {key: value for key, value in values.items() if key in keys}
+                if held:
+                    secrets += held.values()
+                    rewrites.append((number, {key: value for key, value in values.items() if key not in keys}))
+            changed = False
+            for number, values in rewrites:
+                _write_copy(f"{file.history_directory}/{number}.plist", bplist.encode(values), directory, f"{number}.plist", replacing=True)
+                changed = True
+            for number in undecodable:
+                changed |= _scrub(f"{file.history_directory}/{number}.plist", secrets, directory, f"{number}.plist")
+            if changed:
+                os.fsync(directory)
+        finally:
+            os.close(directory)
+    prefix = file.file_name + ".corrupt-"
+    try:
+        names = sorted(name for name in os.listdir(file.directory) if name.startswith(prefix) and not name.endswith(".tmp"))
+    except OSError:
+        return
+    if not names:
+        return
+    folder = os.open(file.directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        changed = False
+        for name in names:
+            changed |= _scrub(f"{file.directory}/{name}", secrets, folder, name)
+        if changed:
+            os.fsync(folder)
+    finally:
+        os.close(folder)
+
+
+# MARK: Committing
+
+
+def _usable_staging(file: DomainFile) -> str | None:
+    staging = file.staging_directory
+    try:
+        status = os.lstat(staging)
+    except FileNotFoundError:
+        try:
+            os.mkdir(staging, 0o700)
+        except FileExistsError:
+            pass
+        except OSError:
+            return None
+        try:
+            status = os.lstat(staging)
+        except OSError:
+            return None
+    except OSError:
+        return None
+    if not stat.S_ISDIR(status.st_mode) or status.st_uid != os.geteuid() or status.st_mode & 0o022:
+        return None
+    return staging
+
+
+def _remove_orphaned_temporary_files(file: DomainFile) -> None:
+    prefix = file.temporary_prefix
+    for folder in (file.staging_directory, file.directory):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            if not name.startswith(prefix):
+                continue
+            parts = name[len(prefix):].split("-")
+            if len(parts) == 2 and all(part and part.isascii() and part.isdigit() for part in parts):
+                try:
+                    os.unlink(f"{folder}/{name}")
+                except OSError:
+                    pass
+
+
+def _read_waiting_for_writer(file: DomainFile, policy: FilePolicy) -> tuple[dict[str, Any], os.stat_result] | None:
+    attempt = 0
+    while True:
+        read = read_checked_bytes(file.path, policy)
+        if read is None:
+            return None
+        try:
+            return decode_domain(read[0], file.path), read[1]
+        except Corrupt:
+            status = read[1]
+            now = time.time_ns()
+            if attempt >= 5 or now - max(status.st_mtime_ns, status.st_ctime_ns) >= TIMESTAMP_GRANULARITY_NS:
+                raise
+            attempt += 1
+            time.sleep(TIMESTAMP_GRANULARITY_NS / 1e9)
+
+
+def _write_temporary(file: DomainFile, data: bytes, mode: int, sequence: int) -> tuple[str, int]:
+    folder = _usable_staging(file) or file.directory
+    for _ in range(1000):
+        candidate = f"{folder}/{file.temporary_prefix}{os.getpid()}-{next(_temporary_counter)}"
+        try:
+            descriptor = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            break
+        except FileExistsError:
+            continue
+        except OSError as error:
+            raise PreferencesError(
+                f"a temporary file for the new domain file could not be created in {file.directory}: {error.strerror}; the old file is unchanged",
+                path=file.path, errno=error.errno) from None
+    else:
+        raise PreferencesError(f"no free temporary file name was found for {file.file_name}; the old file is unchanged", path=file.directory)
+    try:
+        if stat.S_IMODE(os.fstat(descriptor).st_mode) != mode:
+            os.fchmod(descriptor, mode)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(descriptor, view):]
+        _reached("temporary-written")
+        mtime = time.time_ns()
+        _set_xattr(descriptor, COMMIT_RECORD_ATTRIBUTE, _commit_record(sequence, mtime))
+        os.utime(descriptor, ns=(mtime, mtime))
+        os.fsync(descriptor)
+        _reached("temporary-synced")
+        # Closed through a read-only descriptor, as Swift does: closing the writing one after
+        # the rename would raise IN_CLOSE_WRITE under the domain's name.
+        reader = os.open(candidate, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as error:
+        os.close(descriptor)
+        try:
+            os.unlink(candidate)
+        except OSError:
+            pass
+        raise PreferencesError(f"could not write the temporary file: {error.strerror}; the old domain file is unchanged",
+                               path=file.path, errno=error.errno) from None
+    os.close(descriptor)
+    return candidate, reader
+
+
+def _keep_corrupt_aside(file: DomainFile) -> str:
+    base = f"{file.file_name}.corrupt-{_utc_timestamp()}"
+    for attempt in range(1, 1001):
+        candidate = f"{file.directory}/{base if attempt == 1 else f'{base}-{attempt}'}"
+        try:
+            os.link(file.path, candidate, follow_symlinks=False)
+            return candidate
+        except FileExistsError:
+            continue
+        except OSError as error:
+            raise PreferencesError(f"the corrupt domain file could not be kept aside as {candidate}: {error.strerror}; nothing was written",
+                                   path=file.path, errno=error.errno) from None
+    raise PreferencesError("no free name was found to keep the corrupt domain file aside; nothing was written", path=file.path)
+
+
+@dataclass
+class CommitOutcome:
+    """What a commit did: the values on disk after it, whether the directory changed, the body's result."""
+
+    values: dict[str, Any]
+    before: dict[str, Any]
+    changed_directory: bool
+    result: Any = None
+
+
+class LockedCommit:
+    """A commit in progress: the domain's lock held, the current values read; :meth:`finish` writes, :meth:`abort` does not.
+
+    :func:`commit` is this in one call; a transaction holds one across the user's block.
+    """
+
+    def __init__(self, file: DomainFile, policy: FilePolicy, *, fallback: dict[str, Any] | None = None,
+                 runtime_directory: str | None = None) -> None:
+        check_writable_protocol(file.protocol_directory)
+        self.file = file
+        self.policy = policy
+        self.runtime_directory = runtime_directory
+        self._process_lock = _process_lock(file.path)
+        self._process_lock.acquire()
+        self._lock: _FileLock | None = None
+        try:
+            ensure_directory(file.directory, policy)
+            self._lock = _FileLock(file.lock_path, policy)
+            check_writable_protocol(file.protocol_directory)
+            _reached("locked")
+            _remove_orphaned_temporary_files(file)
+            self.corrupt = False
+            self.status: os.stat_result | None = None
+            try:
+                read = _read_waiting_for_writer(file, policy)
+                self.current = read[0] if read else None
+                self.status = read[1] if read else None
+            except Corrupt:
+                self.current = None
+                self.corrupt = True
+            self.before: dict[str, Any] = dict(self.current or {}) if not self.corrupt else dict(fallback or {})
+        except BaseException:
+            self._release()
+            raise
+
+    def _release(self) -> None:
+        try:
+            if self._lock is not None:
+                self._lock.release()
+                self._lock = None
+        finally:
+            if self._process_lock is not None:
+                self._process_lock.release()
+                self._process_lock = None  # type: ignore[assignment]
+
+    def abort(self) -> None:
+        """Writes nothing and lets the lock go."""
+        self._release()
+
+    def finish(self, values: dict[str, Any]) -> CommitOutcome:
+        """Commits ``values`` (if they differ from the file's) and lets the lock go."""
+        try:
+            return _write_locked(self, values)
+        finally:
+            self._release()
+
+
+def commit(file: DomainFile, policy: FilePolicy, body: Callable[[dict[str, Any]], Any], *,
+           fallback: dict[str, Any] | None = None, runtime_directory: str | None = None) -> CommitOutcome:
+    """Runs ``body`` on the file's current values under the domain's lock and commits what it leaves, durably.
+
+    ``body`` gets a dictionary it may change in place; if it raises, nothing is written and the
+    exception propagates. ``fallback`` is where a corrupt file's values start from (the corrupt
+    file itself is kept aside once something is written).
+    """
+    session = LockedCommit(file, policy, fallback=fallback, runtime_directory=runtime_directory)
+    try:
+        values = dict(session.before)
+        result = body(values)
+    except BaseException:
+        session.abort()
+        raise
+    outcome = session.finish(values)
+    outcome.result = result
+    return outcome
+
+
+def _write_locked(session: LockedCommit, values: dict[str, Any]) -> CommitOutcome:
+    file, policy, current, corrupt, status = session.file, session.policy, session.current, session.corrupt, session.status
+    before = session.before
+    result = None
+    runtime_directory = session.runtime_directory
+    if not corrupt and bplist.same(values, current or {}):
+        return CommitOutcome(dict(current or {}), before, False, result)
+    data = b""
+    if values:
+        try:
+            data = bplist.encode(values)
+        except bplist.PropertyListError as error:
+            raise TooLarge(f"the new values exceed the property-list limits: {error}; nothing was written", path=file.path) from None
+        if len(data) > policy.size_limit:
+            raise TooLarge(f"the new values encode to {len(data)} bytes, over the limit of {policy.size_limit} bytes; nothing was written", path=file.path)
+    history = _begin_commit(file, current, status, corrupt, policy)
+    removed_private = {key: current[key] for key in policy.private_keys if current and key in current and key not in values}
+    aside = None
+    try:
+        if not values:
+            history.keep()
+            _reached("generation-kept")
+            if corrupt:
+                aside = _keep_corrupt_aside(file)
+            try:
+                os.unlink(file.path)
+            except FileNotFoundError:
+                pass
+            _reached("renamed")
+        else:
+            temporary, reader = _write_temporary(file, data, policy.file_mode, history.sequence)
+            try:
+                if corrupt:
+                    aside = _keep_corrupt_aside(file)
+                history.keep()
+                _reached("generation-kept")
+                os.rename(temporary, file.path)
+            except BaseException:
+                try:
+                    os.unlink(temporary)
+                except OSError:
+                    pass
+                raise
+            finally:
+                os.close(reader)
+            _reached("renamed")
+    except OSError as error:
+        history.abandon()
+        if aside:
+            try:
+                os.unlink(aside)
+            except OSError:
+                pass
+        raise PreferencesError(f"the new domain file could not be put in place: {error.strerror}; the old file is unchanged",
+                               path=file.path, errno=error.errno) from None
+    except BaseException:
+        history.abandon()
+        raise
+    _fsync_directory(file.directory)
+    _reached("directory-synced")
+    counter = open_counter(file.directory, file.file_name, runtime_directory)
+    if counter is not None:
+        counter.raise_()
+    history.finish(policy)
+    if removed_private:
+        purge_while_locked(file, set(removed_private), list(removed_private.values()), policy)
+    return CommitOutcome(values, before, True, result)

@@ -1,0 +1,179 @@
+"""Declared settings: finding a domain's schema and reading which keys are private and their defaults.
+
+A schema is native (``<dir>/<domain>.plist``: ``Keys.<key>.Private = true``, ``Default``) or an
+Apple Settings.bundle (``<dir>/<domain>.bundle/Root.plist``: a ``PSTextFieldSpecifier`` with
+``IsSecure = true`` is private; ``DefaultValue``), found on ``$PREFERENCES_SCHEMA_PATH`` (absolute
+entries only), else ``$XDG_DATA_HOME/preferences/schemas`` and ``preferences/schemas`` under each
+``$XDG_DATA_DIRS`` entry. The first candidate that exists wins, native before bundle in each
+directory, as the Swift ``SchemaSearchPath`` orders them.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import os
+import plistlib
+import stat
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from . import bplist
+
+SCHEMA_SIZE_LIMIT = 4 << 20
+
+
+@dataclass(frozen=True)
+class Schema:
+    """What this package uses of a domain's declared settings."""
+
+    path: str | None = None
+    private_keys: frozenset[str] = frozenset()
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    types: Mapping[str, str] = field(default_factory=dict)
+    rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def violation(self, key: str, value: Any) -> str | None:
+        """Why ``value`` breaks ``key``'s declared rule (type, Minimum, Maximum, Choices), or None if it does not."""
+        rule = self.rules.get(key)
+        if rule is None or value is None:
+            return None
+        declared = _TYPE_NAMES.get(str(rule.get("Type", "")).lower())
+        element = _TYPE_NAMES.get(str(rule.get("ElementType", "")).lower())
+        if declared is not None and not _admits(declared, value, element):
+            return f"{key} must be {'an' if declared in ('integer', 'array') else 'a'} {declared}, not {type(value).__name__} {value!r}"
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            low, high = rule.get("Minimum"), rule.get("Maximum")
+            nan = isinstance(value, float) and math.isnan(value)
+            if _number(low) is not None and (nan or value < low):
+                return f"{key} must be at least {low}, not {value!r}"
+            if _number(high) is not None and (nan or value > high):
+                return f"{key} must be at most {high}, not {value!r}"
+        choices = rule.get("Choices")
+        if isinstance(choices, list) and not any(bplist.same(value, choice) for choice in choices):
+            return f"{key} must be one of {choices!r}, not {value!r}"
+        return None
+
+
+_TYPE_NAMES = {"string": "string", "integer": "integer", "int": "integer", "real": "real", "float": "real", "double": "real",
+               "boolean": "boolean", "bool": "boolean", "date": "date", "data": "data", "array": "array",
+               "dictionary": "dictionary", "dict": "dictionary"}
+
+
+def _number(value: Any) -> float | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _admits(declared: str, value: Any, element: str | None = None) -> bool:
+    """The Swift ``DeclaredType.firstMismatch``: a real admits integers; an array's elements are checked if typed."""
+    if declared == "array":
+        return isinstance(value, list) and (element is None or all(_admits(element, item) for item in value))
+    if declared == "real":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    kind = {"string": str, "integer": int, "boolean": bool, "data": (bytes, bytearray), "date": datetime.datetime,
+            "dictionary": dict}[declared]
+    if declared == "integer" and isinstance(value, bool):
+        return False
+    return isinstance(value, kind)
+
+
+def search_path(environment: Mapping[str, str], home: str) -> list[str]:
+    """The schema directories, in order, without duplicates."""
+    explicit = environment.get("PREFERENCES_SCHEMA_PATH")
+    result: list[str] = []
+    if explicit is not None:
+        result = [entry.rstrip("/") or "/" for entry in explicit.split(":") if entry.startswith("/")]
+    else:
+        data_home = environment.get("XDG_DATA_HOME", "")
+        if not data_home.startswith("/"):
+            data_home = home.rstrip("/") + "/.local/share"
+        result.append(data_home.rstrip("/") + "/preferences/schemas")
+        dirs = environment.get("XDG_DATA_DIRS") or "/usr/local/share/:/usr/share/"
+        result += [entry.rstrip("/") + "/preferences/schemas" for entry in dirs.split(":") if entry.startswith("/")]
+    seen: set[str] = set()
+    return [entry for entry in result if not (entry in seen or seen.add(entry))]
+
+
+def _read_trusted(path: str) -> bytes | None:
+    """The file's bytes if it is a regular file of this user or root, not group/other-writable, within the limit."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode) or status.st_uid not in (os.geteuid(), 0):
+            return None
+        if status.st_mode & 0o022 or status.st_size > SCHEMA_SIZE_LIMIT:
+            return None
+        chunks = []
+        total = 0
+        while True:
+            chunk = os.read(descriptor, 65536)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > SCHEMA_SIZE_LIMIT:
+                return None
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(descriptor)
+
+
+def _parse(data: bytes) -> Any:
+    if data.startswith(b"bplist"):
+        return bplist.decode(data)
+    return plistlib.loads(data, fmt=plistlib.FMT_XML)
+
+
+def load_schema(domain: str, environment: Mapping[str, str], home: str) -> Schema:
+    """The schema of ``domain`` found on the search path; an empty one if none is found or it does not parse."""
+    for directory in search_path(environment, home):
+        for entry, native in ((f"{directory}/{domain}.plist", True), (f"{directory}/{domain}.bundle/Root.plist", False)):
+            if not os.path.lexists(entry):
+                continue
+            data = _read_trusted(entry)
+            if data is None:
+                return Schema(path=entry)
+            try:
+                root = _parse(data)
+            except Exception:
+                return Schema(path=entry)
+            return _native(entry, root) if native else _bundle(entry, root)
+    return Schema()
+
+
+def _native(path: str, root: Any) -> Schema:
+    private: set[str] = set()
+    defaults: dict[str, Any] = {}
+    types: dict[str, str] = {}
+    rules: dict[str, dict[str, Any]] = {}
+    keys = root.get("Keys") if isinstance(root, dict) else None
+    if isinstance(keys, dict):
+        for name, declaration in keys.items():
+            if not isinstance(declaration, dict):
+                continue
+            if declaration.get("Private") is True:
+                private.add(name)
+            if "Default" in declaration:
+                defaults[name] = declaration["Default"]
+            if isinstance(declaration.get("Type"), str):
+                types[name] = declaration["Type"]
+            rules[name] = declaration
+    return Schema(path=path, private_keys=frozenset(private), defaults=defaults, types=types, rules=rules)
+
+
+def _bundle(path: str, root: Any) -> Schema:
+    private: set[str] = set()
+    defaults: dict[str, Any] = {}
+    specifiers = root.get("PreferenceSpecifiers") if isinstance(root, dict) else None
+    if isinstance(specifiers, list):
+        for spec in specifiers:
+            if not isinstance(spec, dict) or not isinstance(spec.get("Key"), str):
+                continue
+            if spec.get("Type") == "PSTextFieldSpecifier" and spec.get("IsSecure") is True:
+                private.add(spec["Key"])
+            if "DefaultValue" in spec:
+                defaults[spec["Key"]] = spec["DefaultValue"]
+    return Schema(path=path, private_keys=frozenset(private), defaults=defaults)
