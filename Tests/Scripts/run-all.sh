@@ -62,6 +62,9 @@ step bash Tests/Scripts/power-loss.sh --long --rounds 40 "$bin"
 # file, 32 generations and a corrupt copy, 140 distinct crash states in about 8 s (the cost
 # grows with the square of the commits: each state holds every generation).
 step bash Tests/Scripts/power-loss.sh --workload purge --rounds 32 "$bin"
+# The same write-path run with Python writers (issue 39): four processes of the package
+# (python/src), 40 rounds each, every crash state opened by the Swift checker; about 45 s.
+step bash Tests/Scripts/power-loss.sh --writer python --long --rounds 40 "$bin"
 # Swift and Python processes sharing domains (issue 39): 4 + 4 writers' 3,200 transactions
 # lose no increment, and each language's watcher hears the other's commits (about 30 s).
 python3 -c 'import pytest' 2>/dev/null || python3 -m pip install -q pytest
