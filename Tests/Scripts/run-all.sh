@@ -62,7 +62,7 @@ step bash Tests/Scripts/power-loss.sh --long --rounds 40 "$bin"
 # file, 32 generations and a corrupt copy, 140 distinct crash states in about 8 s (the cost
 # grows with the square of the commits: each state holds every generation).
 step bash Tests/Scripts/power-loss.sh --workload purge --rounds 32 "$bin"
-# The same write-path run with Python writers (issue 39): four processes of the package
+# The write-path run above with Python writers (issue 39): four processes of the package
 # (python/src), 40 rounds each, every crash state opened by the Swift checker; about 45 s.
 step bash Tests/Scripts/power-loss.sh --writer python --long --rounds 40 "$bin"
 # Swift and Python processes sharing domains (issue 39): 4 + 4 writers' 3,200 transactions
