@@ -129,7 +129,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["PropertyList"], path: "Tests/TestSupport", swiftSettings: strictSettings),
         .executableTarget(
             name: "PreferencesWorker",
-            dependencies: ["Preferences", "JournaldLogging", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Preferences", "DomainStorage", "JournaldLogging", .product(name: "Logging", package: "swift-log")],
             path: "Tests/PreferencesWorker",
             swiftSettings: strictSettings
         ),

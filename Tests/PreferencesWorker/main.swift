@@ -54,6 +54,8 @@
 //   PreferencesWorker timed-write DOMAIN KEY             for each line on stdin: set KEY to the monotonic
 //                                                        time T, flush, print T (LatencyCommands.swift)
 //   PreferencesWorker timed-watch DOMAIN KEY             print "seen VALUE NOW" per change of KEY
+//   PreferencesWorker conformance-adapter                 the conformance suite's JSON-lines adapter
+//                                                        (ConformanceAdapter.swift, Tests/Conformance/README.md)
 //
 // The watch commands are in WatchCommands.swift, the log command in LogCommands.swift, the
 // reliability commands in ReliabilityCommands.swift, the transaction and fresh-read commands
@@ -150,6 +152,9 @@ case "timed-write":
     exit(0)
 case "timed-watch":
     timedWatch(Array(arguments.dropFirst(2)))
+    exit(0)
+case "conformance-adapter":
+    conformanceAdapter()
     exit(0)
 default:
     break

@@ -98,8 +98,9 @@ def test_symlink_is_refused(env: dict[str, Path], tmp_path: Path) -> None:
     target = tmp_path / "target.plist"
     target.write_bytes(bplist.encode({"a": 1}))
     (env["PREFERENCES_HOME"] / f"{DOMAIN}.plist").symlink_to(target)
+    assert Domain(DOMAIN).get("a", "absent") == "absent"
     with pytest.raises(RefusedFile, match="symbolic link"):
-        Domain(DOMAIN).get("a")
+        Domain(DOMAIN).own()
     with pytest.raises(RefusedFile):
         Domain(DOMAIN).set("a", 2)
     assert bplist.decode(target.read_bytes()) == {"a": 1}
@@ -107,22 +108,25 @@ def test_symlink_is_refused(env: dict[str, Path], tmp_path: Path) -> None:
 
 def test_group_writable_file_is_refused(env: dict[str, Path]) -> None:
     _plant(env, bplist.encode({"a": 1}), 0o666)
+    assert Domain(DOMAIN).get("a") is None
     with pytest.raises(RefusedFile, match="writable"):
-        Domain(DOMAIN).get("a")
+        Domain(DOMAIN).own()
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")
 def test_foreign_owner_is_refused(env: dict[str, Path]) -> None:
     path = _plant(env, bplist.encode({"a": 1}))
     os.chown(path, 12345, 12345)
+    assert Domain(DOMAIN).get("a") is None
     with pytest.raises(RefusedFile, match="uid 12345"):
-        Domain(DOMAIN).get("a")
+        Domain(DOMAIN).own()
 
 
 def test_oversize_file_is_refused(env: dict[str, Path]) -> None:
     _plant(env, b"bplist00" + b"\x00" * (1 << 20))
+    assert Domain(DOMAIN).get("a") is None
     with pytest.raises(TooLarge):
-        Domain(DOMAIN).get("a")
+        Domain(DOMAIN).own()
 
 
 def test_too_large_write_is_refused(env: dict[str, Path]) -> None:
@@ -137,8 +141,9 @@ def test_corrupt_files_are_refused_and_kept_aside_on_write(env: dict[str, Path],
     path = _plant(env, data)
     old = time.time() - 5
     os.utime(path, (old, old))
+    assert Domain(DOMAIN).get("a") is None
     with pytest.raises(Corrupt):
-        Domain(DOMAIN).get("a")
+        Domain(DOMAIN).own()
     Domain(DOMAIN).set("a", 1)
     aside = [p for p in env["PREFERENCES_HOME"].iterdir() if p.name.startswith(f"{DOMAIN}.plist.corrupt-")]
     assert len(aside) == 1 and aside[0].read_bytes() == data

@@ -63,8 +63,10 @@ extension DomainFile {
             }
             if keepingCorruptFileAside { asidePath = try keepCorruptFileAside() }
             beforeRename()
+            DurabilityFaults.reached(.generationKept)
             do {
                 try SystemCalls.rename(temporaryPath, to: systemPath)
+                DurabilityFaults.reached(.renamed)
             } catch {
                 throw PreferencesError(
                     .io, path: path, errno: error.rawValue,
@@ -206,6 +208,7 @@ extension DomainFile {
         do {
             _ = try Errno.typed { try descriptor.writeAll(bytes) }
             if previousSize > Int64(bytes.count) { try Errno.typed { try descriptor.resize(to: Int64(bytes.count)) } }
+            DurabilityFaults.reached(.temporaryWritten)
         } catch {
             throw failure(error, "could not write the temporary file")
         }
@@ -228,6 +231,7 @@ extension DomainFile {
         } catch {
             throw failure(error, "could not sync the temporary file to disk")
         }
+        DurabilityFaults.reached(.temporarySynced)
     }
 
     /// An `io` error about the new file that says the old file is unchanged.

@@ -50,6 +50,7 @@ package final class DirectorySync: Sendable {
         gatheringDelay: Duration = .milliseconds(5),
         syncDescriptor: @escaping @Sendable (FileDescriptor) throws(Errno) -> Void = { descriptor throws(Errno) in
             if !DurabilityFaults.omitsDirectorySync { try SystemCalls.fsync(descriptor) }
+            DurabilityFaults.reached(.directorySynced)
         }
     ) {
         self.gatheringDelay = gatheringDelay

@@ -159,6 +159,7 @@ package struct DomainWriter {
             // Again under the lock: a newer implementation may have marked the directory while
             // this one waited, and written the file in its newer form under this lock.
             try ProtocolVersion.checkWritable(file)
+            DurabilityFaults.reached(.locked)
             return try body()
         }
     }

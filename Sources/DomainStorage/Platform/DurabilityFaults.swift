@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Faults that break the write path's durability on purpose, so the power-loss harness
 /// (`Tests/Scripts/power-loss.sh`) can show that it catches a missing `fsync`: with
@@ -32,6 +33,43 @@ package enum DurabilityFaults {
         omitted.contains("directory")
         #else
         false
+        #endif
+    }
+
+    /// The points of a commit at which a test may have this process die at once, as a power
+    /// cut or `kill -9` would stop it there (the conformance suite's `crash` request, PROTOCOL.md).
+    package enum CrashPoint: String, Sendable, CaseIterable {
+        /// The domain's lock is held; nothing is written yet.
+        case locked
+        /// The temporary file holds the new bytes, not yet synced.
+        case temporaryWritten = "temporary-written"
+        /// The temporary file is synced, not yet renamed.
+        case temporarySynced = "temporary-synced"
+        /// The replaced file is kept as a generation; the rename is next.
+        case generationKept = "generation-kept"
+        /// The new file is renamed into place; the counter, pruning and unlock are next.
+        case renamed
+        /// The directory holding the file is synced.
+        case directorySynced = "directory-synced"
+    }
+
+    #if DEBUG
+    private static let crashPoint = Mutex<CrashPoint?>(nil)
+    #endif
+
+    /// Debug builds only: the next time this process reaches `point`, it exits at once with
+    /// status 137, running nothing else (`_exit`). A release build ignores it.
+    package static func crash(at point: CrashPoint) {
+        #if DEBUG
+        crashPoint.withLock { $0 = point }
+        #endif
+    }
+
+    /// Called at each crash point of the write path; exits if a test chose this one.
+    @inline(__always)
+    package static func reached(_ point: CrashPoint) {
+        #if DEBUG
+        if crashPoint.withLock({ $0 }) == point { _exit(137) }
         #endif
     }
 }

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from . import bplist
 from .errors import InvalidValue, PreferencesError
-from .files import DomainFile, FilePolicy, LockedCommit, commit, read_domain
+from .files import DomainFile, FilePolicy, LockedCommit, commit
 from .locations import GLOBAL_FILE_STEM, Locations, file_stem, validate_domain_name
-from .schema import Schema, load_schema
+from .schema import Schema, SchemaCache
+from .snapshot import LayerState, read_layer, report
 
 _MISSING = object()
 
@@ -27,6 +29,15 @@ class Layer:
     values: Mapping[str, Any] | None = None
 
 
+@dataclass(frozen=True)
+class Resolution:
+    """The search list resolved: each key's winning value and the name of the layer it comes from."""
+
+    values: dict[str, Any]
+    winners: dict[str, str]
+    invalid: list[InvalidValue]
+
+
 class Domain:
     """A preferences domain (``com.example.editor``, or ``NSGlobalDomain``).
 
@@ -35,8 +46,15 @@ class Domain:
     system global domain, then the declared defaults of the domain's schema. Writes go to the
     domain's own file (any host) and are committed durably by the protocol before they return.
 
-    Reads are strict: a layer whose file is refused (link, foreign owner, group/other-writable,
-    not regular), too large or corrupt raises the matching :class:`PreferencesError`.
+    Reads are lenient, as the Swift store's: a refused layer file (link, foreign owner,
+    group/other-writable, not regular, too large) reads as absent, a corrupt one as its newest
+    history generation that decodes (or as empty); each problem is logged once per file version
+    on the ``swift_preferences`` logger and listed by :meth:`problems`. A stored value that
+    breaks its key's declared rule is passed over (the next layer's value, or the declared
+    default, wins) and left in its file. ``own()`` is strict and raises instead.
+
+    Each layer's decoded values are kept, keyed by its file's identity: a read when nothing
+    changed costs one ``lstat`` per layer file (and per schema candidate up to the one found).
     """
 
     def __init__(self, name: str, environment: Mapping[str, str] | None = None) -> None:
@@ -49,6 +67,12 @@ class Domain:
         self.user_policy = FilePolicy()
         self.system_policy = FilePolicy.system()
         self._last_good: dict[str, Any] = {}
+        self._schemas = SchemaCache(self.name, self.environment, self.locations.home_directory)
+        self._file_layers = self._make_file_layers()
+        self._lock = threading.Lock()
+        self._states: list[LayerState | None] = [None] * len(self._file_layers)
+        self._resolved_from: tuple[Any, ...] | None = None
+        self._resolution = Resolution({}, {}, [])
 
     # MARK: Layers
 
@@ -65,8 +89,7 @@ class Domain:
         """The domain's own file (any host), where writes go."""
         return self._user_file(self.stem, False)  # type: ignore[return-value]
 
-    def layers(self) -> list[Layer]:
-        """The search list, first hit wins (the declared defaults last)."""
+    def _make_file_layers(self) -> list[Layer]:
         loc = self.locations
         system = loc.system_directory
         result = [Layer("managed", DomainFile(loc.managed_directory, f"{self.stem}.plist", system), self.system_policy)]
@@ -78,46 +101,87 @@ class Domain:
         result.append(Layer("system", DomainFile(system, f"{self.stem}.plist", system), self.system_policy))
         if not self.is_global:
             result.append(Layer("system-global", DomainFile(system, f"{GLOBAL_FILE_STEM}.plist", system), self.system_policy))
-        result.append(Layer("declared", None, self.user_policy, dict(self.schema().defaults)))
-        return [layer for layer in result if layer.file is not None or layer.values is not None]
+        return [layer for layer in result if layer.file is not None]
+
+    def layers(self) -> list[Layer]:
+        """The search list, first hit wins (the declared defaults last)."""
+        return [*self._file_layers, Layer("declared", None, self.user_policy, dict(self.schema().defaults))]
 
     def schema(self) -> Schema:
-        """The domain's declared settings (private keys, defaults), read afresh."""
-        return load_schema(self.name, self.environment, self.locations.home_directory)
+        """The domain's declared settings (private keys, defaults, rules), parsed again only when the schema file changed."""
+        return self._schemas.get()
 
-    def layer_values(self) -> list[tuple[str, dict[str, Any]]]:
-        """Every layer's values, in search order (strict: unreadable files raise)."""
+    def _refresh(self) -> tuple[list[LayerState], Schema, Resolution]:
+        """Brings every layer's snapshot up to date (one ``lstat`` each when nothing changed) and resolves them."""
+        with self._lock:
+            states = []
+            for position, layer in enumerate(self._file_layers):
+                state = read_layer(layer.file, layer.policy, self._states[position])  # type: ignore[arg-type]
+                self._states[position] = state
+                states.append(state)
+            schema = self.schema()
+            # By identity (the objects are kept, so never reused): a version confirmed again
+            # keeps its values object.
+            source = (schema, *(state.values for state in states))
+            known = self._resolved_from
+            if known is None or len(known) != len(source) or any(a is not b for a, b in zip(source, known)):
+                layers = [(layer.name, layer.file.path if layer.file else None, state.values)
+                          for layer, state in zip(self._file_layers, states)]
+                layers.append(("declared", None, schema.defaults))
+                self._resolution = resolve_layers(layers, schema, self.name)
+                self._resolved_from = source
+            return states, schema, self._resolution
+
+    def layer_values(self, strict: bool = False) -> list[tuple[str, dict[str, Any]]]:
+        """Every layer's values as reads see them, in search order; with ``strict``, a layer's problem is raised."""
+        states, schema, _ = self._refresh()
         result = []
-        for layer in self.layers():
-            if layer.file is None:
-                result.append((layer.name, dict(layer.values or {})))
-            else:
-                result.append((layer.name, read_domain(layer.file.path, layer.policy) or {}))
+        for layer, state in zip(self._file_layers, states):
+            if strict and state.problem is not None:
+                raise _fresh(state.problem)
+            result.append((layer.name, detached(state.values)))
+        result.append(("declared", detached(schema.defaults)))
         return result
+
+    def problems(self) -> list[PreferencesError]:
+        """The current problems of every layer, without raising: refused or unreadable files
+        (:class:`RefusedFile`, :class:`TooLarge`, :class:`PreferencesError`), corrupt ones
+        (:class:`Corrupt`, with ``generation`` and ``generation_path`` when a generation is
+        served instead), and stored values that break their key's declared rule
+        (:class:`InvalidValue`)."""
+        states, _, resolution = self._refresh()
+        result = [state.problem for state in states if state.problem is not None]
+        return [_fresh(problem) for problem in [*result, *resolution.invalid]]
 
     # MARK: Reading
 
     def get(self, key: str, default: Any = None) -> Any:
-        """The value of ``key`` from the first layer of the search list that has it, else ``default``."""
-        for _, values in self.layer_values():
-            if key in values:
-                return values[key]
-        return default
+        """The value of ``key`` from the first layer of the search list that has a valid one (the declared default last), else ``default``."""
+        value = self._refresh()[2].values.get(key, _MISSING)
+        return default if value is _MISSING else detached(value)
 
     def to_dict(self) -> dict[str, Any]:
-        """The domain's resolved values: every key of every layer, each from the first layer that has it."""
-        return resolve(self.layer_values())
+        """The domain's resolved values: every key of every layer, each from the first layer that has a valid one."""
+        return detached(self._refresh()[2].values)
 
-    def own(self) -> dict[str, Any]:
-        """The domain file's own values (the user layer, any host)."""
-        values = read_domain(self.file.path, self.user_policy) or {}
-        self._last_good = dict(values)
+    def own(self, strict: bool = True) -> dict[str, Any]:
+        """The domain file's own values (the user layer, any host).
+
+        Strict by default: a refused or corrupt file raises its :class:`PreferencesError`. With
+        ``strict=False`` it reads as the other layers do (absent, or its newest good generation).
+        """
+        position = next(i for i, layer in enumerate(self._file_layers) if layer.name == "domain")
+        state = self._refresh()[0][position]
+        if strict and state.problem is not None:
+            raise _fresh(state.problem)
+        values = detached(state.values)
+        if state.problem is None:
+            self._last_good = detached(state.values)
         return values
 
     def is_forced(self, key: str) -> bool:
-        """Whether the managed layer sets ``key``."""
-        layer = self.layers()[0]
-        return key in (read_domain(layer.file.path, layer.policy) or {})  # type: ignore[union-attr]
+        """Whether ``key``'s value comes from the managed layer."""
+        return self._refresh()[2].winners.get(key) == "managed"
 
     # MARK: Writing
 
@@ -179,11 +243,65 @@ class Domain:
 
 
 def resolve(layers: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    """Merges layer values, first layer winning."""
+    """Merges layer values, first layer winning (no declared rules)."""
     result: dict[str, Any] = {}
     for _, values in reversed(layers):
         result.update(values)
     return result
+
+
+def resolve_layers(layers: list[tuple[str, str | None, Mapping[str, Any]]], schema: Schema, domain: str) -> Resolution:
+    """Resolves ``(name, path, values)`` layers in search order, first valid hit winning.
+
+    A stored value that breaks its key's declared rule is passed over (as the Swift
+    ``ResolvedValues`` does): the next layer's value, or the declared default, wins; it is
+    reported once (its value left out of the log for a private key) and stays in its file. The
+    declared defaults (the layer named ``declared``) are never checked.
+    """
+    values: dict[str, Any] = {}
+    winners: dict[str, str] = {}
+    invalid: list[InvalidValue] = []
+    rules = schema.rules
+    for name, path, layer in reversed(layers):
+        checked = bool(rules) and name != "declared"
+        for key, value in layer.items():
+            if checked and key in rules:
+                problem = schema.violation(key, value)
+                if problem is not None:
+                    invalid.append(_invalid_stored(domain, schema, key, value, problem, path))
+                    continue
+            values[key] = value
+            winners[key] = name
+    invalid.reverse()
+    return Resolution(values, winners, invalid)
+
+
+def _invalid_stored(domain: str, schema: Schema, key: str, value: Any, problem: str, path: str | None) -> InvalidValue:
+    if key in schema.private_keys:
+        shown = f"{key} breaks its declared rule (the value is not shown: the key is private)"
+    else:
+        shown = f"{key} breaks its declared rule: {problem}"
+    message = (f"{domain}: the stored value of {shown}, in {path}; reads pass over it (to the next layer's value "
+               f"or the declared default), and the file is left as it is")
+    report(("invalid", path, key, type(value).__name__, repr(value)), "%s", message)
+    return InvalidValue(message, path=path)
+
+
+def detached(value: Any) -> Any:
+    """``value`` with its lists and dictionaries copied, so a caller's change never reaches a snapshot."""
+    if isinstance(value, dict):
+        return {key: detached(element) for key, element in value.items()}
+    if isinstance(value, list):
+        return [detached(element) for element in value]
+    return value
+
+
+def _fresh(problem: PreferencesError) -> PreferencesError:
+    """A new exception like ``problem`` (a kept one is never raised twice: its traceback would grow)."""
+    error = problem.__class__.__new__(problem.__class__)
+    error.args = problem.args
+    error.__dict__.update(problem.__dict__)
+    return error
 
 
 def _after_commit() -> None:

@@ -57,6 +57,11 @@ class Corrupt(PreferencesError):
 
     kind = "corrupt"
 
+    #: For a domain file read leniently: the number and path of the history generation whose
+    #: values are served instead (None: no generation decodes, and the file reads as empty).
+    generation: int | None = None
+    generation_path: str | None = None
+
 
 class InvalidValue(PreferencesError):
     """A value refused by a declared setting's rule (a schema)."""

@@ -39,6 +39,8 @@ from .errors import (Corrupt, LockTimeout, PreferencesError, RefusedFile, TooLar
 
 PROTOCOL_VERSION = 1
 PROTOCOL_MARKER = ".swift-preferences-protocol"
+#: The most bytes a protocol marker may hold (PROTOCOL.md V1).
+MARKER_SIZE_LIMIT = 64
 STAGING_DIRECTORY = ".swift-preferences-staging"
 COMMIT_RECORD_ATTRIBUTE = "user.swift-preferences.commit"
 COMMIT_ORIGIN_ATTRIBUTE = "user.swift-preferences.origin"
@@ -173,13 +175,17 @@ def read_marker(directory: str) -> tuple[int | None, str | None]:
     try:
         if not stat.S_ISREG(os.fstat(descriptor).st_mode):
             return None, "<not a regular file>"
-        raw = os.read(descriptor, 256)
+        raw = os.read(descriptor, MARKER_SIZE_LIMIT + 1)
     finally:
         os.close(descriptor)
-    text = raw.decode("utf-8", errors="replace").strip()
-    if text.isascii() and text.isdigit():
-        return int(text), None
-    return None, text
+    # PROTOCOL.md V1: at most 64 bytes; decimal digits (at most 9, value > 0) with ASCII white
+    # space (0x20, 0x09-0x0D, exactly what bytes.strip() removes) around them.
+    digits = raw.strip()
+    if len(raw) <= MARKER_SIZE_LIMIT and 0 < len(digits) <= 9 and all(0x30 <= byte <= 0x39 for byte in digits):
+        version = int(digits)
+        if version > 0:
+            return version, None
+    return None, raw[:MARKER_SIZE_LIMIT].decode("utf-8", errors="replace").strip()
 
 
 def protocol_version(directory: str) -> int:
@@ -194,13 +200,18 @@ def protocol_version(directory: str) -> int:
     return version
 
 
-def check_writable_protocol(directory: str) -> None:
-    """Raises :class:`UnsupportedProtocolVersion` if ``directory`` follows a newer (or unreadable) protocol version."""
-    version, text = read_marker(directory)
-    if version is None:
-        raise UnsupportedProtocolVersion(directory, text or "", PROTOCOL_VERSION)
-    if version > PROTOCOL_VERSION:
-        raise UnsupportedProtocolVersion(directory, version, PROTOCOL_VERSION)
+def check_writable_protocol(*directories: str) -> None:
+    """Raises :class:`UnsupportedProtocolVersion` if any of ``directories`` follows a newer (or unreadable) protocol version.
+
+    A writer checks the file's own directory and the preferences directory whose marker covers
+    it (its parent, for a file in ``ByHost/`` or ``managed/``), as PROTOCOL.md V1 says.
+    """
+    for directory in dict.fromkeys(directories):
+        version, text = read_marker(directory)
+        if version is None:
+            raise UnsupportedProtocolVersion(directory, text or "", PROTOCOL_VERSION)
+        if version > PROTOCOL_VERSION:
+            raise UnsupportedProtocolVersion(directory, version, PROTOCOL_VERSION)
 
 
 # MARK: The domain file
@@ -407,6 +418,51 @@ def generation_number(name: str) -> int | None:
     if not digits or len(digits) > 19 or digits[0] == "0" or not (digits.isascii() and digits.isdigit()):
         return None
     return int(digits)
+
+
+def newest_good_generation(file: DomainFile, policy: FilePolicy) -> tuple[int, dict[str, Any]] | None:
+    """The newest kept generation that is safe and decodes to a dictionary, with its number; None if there is none.
+
+    The Swift ``DomainHistory.newestGoodGeneration``: a refused history directory (R2) has none;
+    each generation is read as a domain file (R1, E3), and its name must still be that file
+    once it is read (a Swift writer may recycle a generation past the bounds as a temporary).
+    """
+    try:
+        directory = _open_history(file, policy, creating=False)
+    except PreferencesError:
+        return None
+    if directory is None:
+        return None
+    try:
+        numbers = sorted((n for n in map(generation_number, os.listdir(directory)) if n is not None), reverse=True)
+    except OSError:
+        numbers = []
+    finally:
+        os.close(directory)
+    for number in numbers:
+        path = f"{file.history_directory}/{number}.plist"
+        for _ in range(5):
+            try:
+                read = read_checked_bytes(path, policy, f"generation {number} of {file.file_name}")
+            except PreferencesError:
+                read = None
+                break
+            if read is None:
+                break
+            try:
+                now = os.lstat(path)
+            except OSError:
+                read = None
+                break
+            if (now.st_dev, now.st_ino) == (read[1].st_dev, read[1].st_ino):
+                break
+        if read is None:
+            continue
+        try:
+            return number, decode_domain(read[0], path)
+        except Corrupt:
+            continue
+    return None
 
 
 def _is_temporary_copy_name(name: str) -> bool:
@@ -822,7 +878,7 @@ class LockedCommit:
 
     def __init__(self, file: DomainFile, policy: FilePolicy, *, fallback: dict[str, Any] | None = None,
                  runtime_directory: str | None = None) -> None:
-        check_writable_protocol(file.protocol_directory)
+        check_writable_protocol(file.directory, file.protocol_directory)
         self.file = file
         self.policy = policy
         self.runtime_directory = runtime_directory
@@ -832,7 +888,7 @@ class LockedCommit:
         try:
             ensure_directory(file.directory, policy)
             self._lock = _FileLock(file.lock_path, policy)
-            check_writable_protocol(file.protocol_directory)
+            check_writable_protocol(file.directory, file.protocol_directory)
             _reached("locked")
             _remove_orphaned_temporary_files(file)
             self.corrupt = False
@@ -844,7 +900,14 @@ class LockedCommit:
             except Corrupt:
                 self.current = None
                 self.corrupt = True
-            self.before: dict[str, Any] = dict(self.current or {}) if not self.corrupt else dict(fallback or {})
+            if self.corrupt:
+                # A corrupt file's values are those reads serve (R3): the newest generation
+                # that decodes, as the Swift writer commits on top of the recovered values;
+                # ``fallback`` (the caller's last good values) only when there is none.
+                good = newest_good_generation(file, policy)
+                self.before: dict[str, Any] = dict(good[1]) if good is not None else dict(fallback or {})
+            else:
+                self.before = dict(self.current or {})
         except BaseException:
             self._release()
             raise
@@ -876,8 +939,9 @@ def commit(file: DomainFile, policy: FilePolicy, body: Callable[[dict[str, Any]]
     """Runs ``body`` on the file's current values under the domain's lock and commits what it leaves, durably.
 
     ``body`` gets a dictionary it may change in place; if it raises, nothing is written and the
-    exception propagates. ``fallback`` is where a corrupt file's values start from (the corrupt
-    file itself is kept aside once something is written).
+    exception propagates. A corrupt file's values start from its newest generation that
+    decodes, else from ``fallback`` (the corrupt file itself is kept aside once something is
+    written).
     """
     session = LockedCommit(file, policy, fallback=fallback, runtime_directory=runtime_directory)
     try:

@@ -15,6 +15,8 @@ import math
 import os
 import plistlib
 import stat
+import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -127,21 +129,70 @@ def _parse(data: bytes) -> Any:
     return plistlib.loads(data, fmt=plistlib.FMT_XML)
 
 
+def candidates(domain: str, environment: Mapping[str, str], home: str) -> list[tuple[str, bool]]:
+    """Every place the schema of ``domain`` may be, in search order: ``(path, is_native)``."""
+    return [(entry, native) for directory in search_path(environment, home)
+            for entry, native in ((f"{directory}/{domain}.plist", True), (f"{directory}/{domain}.bundle/Root.plist", False))]
+
+
+def _load_entry(entry: str, native: bool) -> Schema:
+    data = _read_trusted(entry)
+    if data is None:
+        return Schema(path=entry)
+    try:
+        root = _parse(data)
+    except Exception:
+        return Schema(path=entry)
+    return _native(entry, root) if native else _bundle(entry, root)
+
+
 def load_schema(domain: str, environment: Mapping[str, str], home: str) -> Schema:
     """The schema of ``domain`` found on the search path; an empty one if none is found or it does not parse."""
-    for directory in search_path(environment, home):
-        for entry, native in ((f"{directory}/{domain}.plist", True), (f"{directory}/{domain}.bundle/Root.plist", False)):
-            if not os.path.lexists(entry):
-                continue
-            data = _read_trusted(entry)
-            if data is None:
-                return Schema(path=entry)
-            try:
-                root = _parse(data)
-            except Exception:
-                return Schema(path=entry)
-            return _native(entry, root) if native else _bundle(entry, root)
+    for entry, native in candidates(domain, environment, home):
+        if os.path.lexists(entry):
+            return _load_entry(entry, native)
     return Schema()
+
+
+class SchemaCache:
+    """A domain's schema, parsed again only when the file found (or which candidates exist) changes.
+
+    Checking costs one ``lstat`` per candidate up to the first that exists. A schema file that
+    changed within the last clock tick is parsed again on every look (an in-place rewrite of
+    the same size in that tick would keep its identity).
+    """
+
+    def __init__(self, domain: str, environment: Mapping[str, str], home: str) -> None:
+        self.candidates = candidates(domain, environment, home)
+        self._lock = threading.Lock()
+        self._signature: tuple[Any, ...] | None = None
+        self._schema = Schema()
+
+    def get(self) -> Schema:
+        """The schema as the files are now."""
+        now = time.time_ns()
+        signature: list[Any] = []
+        found: tuple[str, bool] | None = None
+        settled = True
+        for entry, native in self.candidates:
+            try:
+                status = os.lstat(entry)
+            except OSError:
+                signature.append(None)
+                continue
+            times = (status.st_mtime_ns, status.st_ctime_ns)
+            signature.append((status.st_dev, status.st_ino, status.st_size, *times, status.st_mode, status.st_uid))
+            settled = now - max(times) >= 10_000_000
+            found = (entry, native)
+            break
+        key = tuple(signature)
+        with self._lock:
+            if settled and key == self._signature:
+                return self._schema
+        schema = _load_entry(*found) if found is not None else Schema()
+        with self._lock:
+            self._signature, self._schema = (key if settled else None), schema
+        return schema
 
 
 def _native(path: str, root: Any) -> Schema:

@@ -19,12 +19,12 @@ import select
 import struct
 import sys
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from . import bplist
-from .domain import Domain, resolve
-from .errors import PreferencesError
-from .files import read_domain
+from .domain import Domain, detached, resolve_layers
+from .errors import Corrupt
+from .snapshot import LayerState, read_layer
 
 IN_ATTRIB = 0x00000004
 IN_CLOSE_WRITE = 0x00000008
@@ -56,35 +56,40 @@ class WatchHandle:
     def __init__(self, domain: Domain, callback: Callable[[str, Any, Any], None]) -> None:
         self.domain = domain
         self.callback = callback
-        self.layers = domain.layers()
+        self.layers = [layer for layer in domain.layers() if layer.file is not None]
         self.files = {(layer.file.directory, layer.file.file_name) for layer in self.layers if layer.file is not None}
         self.directories = sorted({directory for directory, _ in self.files})
-        self.layer_values: list[dict[str, Any]] = [dict(layer.values or {}) for layer in self.layers]
-        self._read_layers()
-        self.resolved = resolve([("", values) for values in self.layer_values])
+        self.states: list[LayerState | None] = [None] * len(self.layers)
+        self.layer_values: list[Mapping[str, Any]] = [{} for _ in self.layers]
+        self.resolved = self._resolve()
         self.closed = False
         self.lock = threading.Lock()
 
-    def _read_layers(self) -> None:
+    def _resolve(self) -> dict[str, Any]:
+        """Reads the layers (one ``lstat`` each for a version already known) and resolves them under the schema's rules.
+
+        A corrupt file reads as its newest good generation, as in ``get``; a refused or
+        unreadable one keeps the layer's last good values, as the Swift watcher does.
+        """
         for position, layer in enumerate(self.layers):
-            if layer.file is None:
-                continue
-            try:
-                self.layer_values[position] = read_domain(layer.file.path, layer.policy) or {}
-            except PreferencesError:
-                # A refused or corrupt file keeps the layer's last good values.
-                pass
+            state = read_layer(layer.file, layer.policy, self.states[position])  # type: ignore[arg-type]
+            self.states[position] = state
+            if state.problem is None or isinstance(state.problem, Corrupt):
+                self.layer_values[position] = state.values
+        schema = self.domain.schema()
+        layers = [(layer.name, layer.file.path if layer.file else None, values) for layer, values in zip(self.layers, self.layer_values)]
+        layers.append(("declared", None, schema.defaults))
+        return resolve_layers(layers, schema, self.domain.name).values
 
     def refresh(self) -> list[tuple[str, Any, Any]]:
         """Re-reads the layers and returns the changes of resolved values, by key."""
         with self.lock:
-            self._read_layers()
-            resolved = resolve([("", values) for values in self.layer_values])
+            resolved = self._resolve()
             changes = []
             for key in sorted(set(resolved) | set(self.resolved)):
                 old, new = self.resolved.get(key), resolved.get(key)
                 if (key in resolved) != (key in self.resolved) or not bplist.same(old, new):
-                    changes.append((key, old, new))
+                    changes.append((key, detached(old), detached(new)))
             self.resolved = resolved
             return changes
 
