@@ -142,7 +142,13 @@ SWIFT_WRITERS, PYTHON_WRITERS, INCREMENTS = 4, 4, 400
 def test_mixed_writers_lose_no_increment(worker, environment):
     """4 Swift and 4 Python processes at once, each making 400 transactions that read `shared`
     and its own key under the lock and write both back plus one: every one of the 3,200
-    increments of `shared` is there, and every writer's own 400."""
+    increments of `shared` is there, and every writer's own 400. A Swift and a Python watcher,
+    started before the domain exists, hear `shared` go up in commit order to 3,200."""
+    total = (SWIFT_WRITERS + PYTHON_WRITERS) * INCREMENTS
+    watchers = [Peer([worker, "observe-key", DOMAIN, "shared"], environment),
+                Peer(python_command("observe-key", DOMAIN, "shared"), environment)]
+    for watcher in watchers:
+        assert watcher.line() == "ready"
     commands = []
     for index in range(SWIFT_WRITERS):
         commands.append([worker, "transact-increment", DOMAIN, "shared", str(INCREMENTS), "swift-%d" % index])
@@ -158,7 +164,17 @@ def test_mixed_writers_lose_no_increment(worker, environment):
             failures.append("%s: exit %d: %s" % (" ".join(command[1:3]), process.returncode, errors.decode()[-1000:]))
     assert not failures, "\n".join(failures)
 
-    expected = {"shared": (SWIFT_WRITERS + PYTHON_WRITERS) * INCREMENTS}
+    # Each watcher hears the last commit's value; what it heard before went up in commit order
+    # (a watcher reads the file, so commits close together are heard as the last of them).
+    for watcher in watchers:
+        heard = []
+        while not heard or heard[-1] != total:
+            heard.append(heard_value(watcher.line()))
+            assert heard[-1] is not None and 0 < heard[-1] <= total, heard[-20:]
+        assert heard == sorted(set(heard)), "heard out of commit order or twice: %s" % heard
+        assert watcher.stop() == 0, watcher.process.stderr.read().decode()
+
+    expected = {"shared": total}
     expected.update({"swift-%d" % i: INCREMENTS for i in range(SWIFT_WRITERS)})
     expected.update({"python-%d" % i: INCREMENTS for i in range(PYTHON_WRITERS)})
     assert domain_values(environment) == expected
