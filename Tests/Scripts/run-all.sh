@@ -66,7 +66,8 @@ step bash Tests/Scripts/power-loss.sh --workload purge --rounds 32 "$bin"
 # (python/src), 40 rounds each, every crash state opened by the Swift checker; about 45 s.
 step bash Tests/Scripts/power-loss.sh --writer python --long --rounds 40 "$bin"
 # Swift and Python processes sharing domains (issue 39): 4 + 4 writers' 3,200 transactions
-# lose no increment, and each language's watcher hears the other's commits (about 30 s).
+# lose no increment while a watcher of each language hears them in order, and each language's
+# watcher hears every commit of the other's writer (about 10 s).
 python3 -c 'import pytest' 2>/dev/null || python3 -m pip install -q pytest
 step env SWIFT_PREFERENCES_WORKER="$bin/PreferencesWorker" python3 -m pytest -q -p no:cacheprovider Tests/Mixed
 step env RELIABILITY_ISOLATED=1 swift test --skip-build --filter IsolatedMeasurementTests
