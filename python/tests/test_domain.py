@@ -211,6 +211,30 @@ def test_history_generations_are_hard_links_numbered_as_swift(env: dict[str, Pat
     assert len(list(history.iterdir())) == 32
 
 
+def test_generation_past_the_bounds_is_recycled_as_the_next_version(env: dict[str, Path]) -> None:
+    """H3: a commit writes its new version over the oldest generation past the bounds (not the
+    newest kept before it), as the Swift writer does, instead of creating a new inode."""
+    d = Domain(DOMAIN, generation_limit=2)
+    home = env["PREFERENCES_HOME"]
+    history = home / f".{DOMAIN}.plist.history"
+    for value in range(1, 5):
+        d.set("k", value)                       # versions 1-4; generations 2 and 3 kept
+    assert sorted(p.name for p in history.iterdir()) == ["2.plist", "3.plist"]
+    oldest = (history / "2.plist").stat()
+    d.set("k", "a longer value than the recycled file held")   # keeps 4, recycles 2 as version 5
+    assert sorted(p.name for p in history.iterdir()) == ["3.plist", "4.plist"]
+    current = (home / f"{DOMAIN}.plist").stat()
+    assert (current.st_ino, current.st_dev) == (oldest.st_ino, oldest.st_dev) and current.st_nlink == 1
+    assert bplist.decode((home / f"{DOMAIN}.plist").read_bytes()) == {"k": "a longer value than the recycled file held"}
+    record = parse_commit_record(os.getxattr(home / f"{DOMAIN}.plist", COMMIT_RECORD_ATTRIBUTE))
+    assert record is not None and record[0] == 5 and record[2] == current.st_mtime_ns
+    d.set("k", 6)                               # shorter than what it is written over: cut to length
+    assert bplist.decode((home / f"{DOMAIN}.plist").read_bytes()) == {"k": 6}
+    assert not [n for n in os.listdir(home / ".swift-preferences-staging")]
+    with pytest.raises(ValueError):
+        Domain(DOMAIN, generation_limit=-1)
+
+
 def test_private_key_never_reaches_a_generation(env: dict[str, Path]) -> None:
     (env["PREFERENCES_SCHEMA_PATH"] / f"{DOMAIN}.plist").write_bytes(plistlib.dumps(
         {"Keys": {"Token": {"Type": "string", "Private": True}, "Name": {"Type": "string"}}}))

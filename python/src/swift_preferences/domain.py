@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import os
 import sys
 import threading
@@ -57,15 +59,26 @@ class Domain:
     changed costs one ``lstat`` per layer file (and per schema candidate up to the one found).
     """
 
-    def __init__(self, name: str, environment: Mapping[str, str] | None = None) -> None:
-        """Resolves the domain's directories from ``environment`` (default ``os.environ``), as the Swift library does."""
+    def __init__(self, name: str, environment: Mapping[str, str] | None = None, *, size_limit: int = 1 << 20,
+                 lock_timeout: float = 10.0, generation_limit: int = 32, generation_byte_limit: int = 8 << 20) -> None:
+        """Resolves the domain's directories from ``environment`` (default ``os.environ``), as the Swift library does.
+
+        The limits are the Swift ``PreferenceStore.Configuration``'s, with its defaults:
+        ``size_limit`` (bytes) the largest file read or written (PROTOCOL.md E4);
+        ``lock_timeout`` (seconds) how long a write waits for another writer's lock (L3);
+        ``generation_limit`` and ``generation_byte_limit`` the history's bounds (H3), 0 keeping none.
+        """
+        if size_limit <= 0 or lock_timeout < 0 or generation_limit < 0 or generation_byte_limit < 0:
+            raise ValueError("size_limit must be positive; lock_timeout, generation_limit and generation_byte_limit not negative")
         self.name = validate_domain_name(name)
         self.environment: Mapping[str, str] = dict(os.environ if environment is None else environment)
         self.locations = Locations.from_environment(self.environment)
         self.stem = file_stem(name)
         self.is_global = self.stem == GLOBAL_FILE_STEM
-        self.user_policy = FilePolicy()
+        self.user_policy = FilePolicy(size_limit=size_limit, lock_timeout=lock_timeout, generation_limit=generation_limit,
+                                      generation_byte_limit=generation_byte_limit)
         self.system_policy = FilePolicy.system()
+        self.system_policy.size_limit = size_limit
         self._last_good: dict[str, Any] = {}
         self._schemas = SchemaCache(self.name, self.environment, self.locations.home_directory)
         self._file_layers = self._make_file_layers()
@@ -186,9 +199,7 @@ class Domain:
     # MARK: Writing
 
     def _policy(self) -> FilePolicy:
-        policy = FilePolicy()
-        policy.private_keys = self.schema().private_keys
-        return policy
+        return dataclasses.replace(self.user_policy, private_keys=self.schema().private_keys)
 
     def _check_rule(self, key: str, value: Any) -> None:
         problem = self.schema().violation(key, value)
