@@ -24,7 +24,9 @@ def say(line):
 
 def transact_increment(domain, key, count, *more):
     keys = (key,) + more
-    preferences = Domain(domain)
+    # A starved writer must not give up (the Swift writers get PREFERENCES_WORKER_LOCK_TIMEOUT):
+    # what is tested is that nothing is lost.
+    preferences = Domain(domain, lock_timeout=120.0)
     for _ in range(int(count)):
         with preferences.transaction() as t:
             for name in keys:

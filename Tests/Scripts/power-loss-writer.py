@@ -25,21 +25,6 @@ from swift_preferences import files
 GENERATION_LIMIT = 2
 
 
-class BoundedDomain(Domain):
-    """A domain whose commits keep at most GENERATION_LIMIT generations, as the Swift writer's
-    `PreferenceStore.Configuration(generationLimit: 2)`.
-
-    The package has no public setting for the bound (as of the merge of `python`, 93d6f55): each
-    commit builds its policy in `Domain._policy()`, with `FilePolicy.generation_limit` at 32.
-    This overrides that private method; a constructor argument would replace it.
-    """
-
-    def _policy(self):
-        policy = super()._policy()
-        policy.generation_limit = GENERATION_LIMIT
-        return policy
-
-
 def omit_sync(which, directory, temporary_prefix):
     """Fault injection for power-loss.sh --omit, by replacing the package's sync calls."""
     if which == "file":
@@ -66,7 +51,8 @@ def omit_sync(which, directory, temporary_prefix):
 
 
 def main(domain, writer, count):
-    preferences = BoundedDomain(domain)
+    # The Swift writer's `PreferenceStore.Configuration(generationLimit: 2)`.
+    preferences = Domain(domain, generation_limit=GENERATION_LIMIT)
     omit_sync(os.environ.get("PREFERENCES_TEST_OMIT_SYNC", ""), preferences.file.directory, preferences.file.temporary_prefix)
 
     def mark(key, value):
