@@ -23,6 +23,7 @@ does between real changes). The first 10 changes of each pair are not counted (f
 import os
 import random
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -93,8 +94,16 @@ def percentile(ordered, p):
 
 
 def measure(worker, changes, samples_directory):
-    here = os.path.abspath(__file__)
     work = tempfile.mkdtemp(prefix="mixed-language-latency-")
+    try:
+        run(worker, changes, samples_directory, work)
+    finally:
+        # Also when a peer failed (sys.exit): no domain files are left behind.
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run(worker, changes, samples_directory, work):
+    here = os.path.abspath(__file__)
     home = os.path.join(work, "home")
     runtime = os.path.join(work, "runtime")
     for directory in (home, runtime):
@@ -143,7 +152,6 @@ def measure(worker, changes, samples_directory):
     for w, v in peers.values():
         w.stop()
         v.stop()
-    subprocess.run(["rm", "-rf", work], check=False)
 
     print("mixed-language-latency: %d changes per pair after %d untimed, %.0f s, %d cores" % (changes, WARM_UP, elapsed, os.cpu_count()))
     print("load average (1, 5, 15 min) at the start: %s; at the end: %s" % (" ".join(load_start), " ".join(load_end)))
