@@ -38,14 +38,19 @@ func writeOnRequest(_ arguments: [String]) {
     }
 }
 
-/// `transact-increment DOMAIN KEY COUNT`: COUNT transactions that each read KEY and write it
-/// back plus one: atomic only if the body reads under the lock.
+/// `transact-increment DOMAIN KEY COUNT [KEY...]`: COUNT transactions that each read KEY (and
+/// every further KEY) and write it back plus one: atomic only if the body reads under the lock.
+/// The further keys let several writers share one key while each also has one of its own (the
+/// mixed-language test, Tests/Mixed).
 func transactIncrement(_ arguments: [String]) {
-    guard arguments.count == 3, let count = Int(arguments[2]) else { fail("transact-increment DOMAIN KEY COUNT") }
+    guard arguments.count >= 3, let count = Int(arguments[2]) else { fail("transact-increment DOMAIN KEY COUNT [KEY...]") }
     let preferences = store(arguments[0])
+    let keys = [arguments[1]] + arguments.dropFirst(3)
     for _ in 0..<count {
         do {
-            try preferences.transaction { t in t.set(t.integer(forKey: arguments[1]) + 1, forKey: arguments[1]) }
+            try preferences.transaction { t in
+                for key in keys { t.set(t.integer(forKey: key) + 1, forKey: key) }
+            }
         } catch {
             fail("transaction: \(error)")
         }

@@ -44,12 +44,16 @@
 //   PreferencesWorker flush-retry DOMAIN                  set a key, flush until it works
 //   PreferencesWorker transact-pairs DOMAIN COUNT        COUNT transactions, each setting `width`,
 //                                                        `height` and `area` from one i
-//   PreferencesWorker transact-increment DOMAIN KEY COUNT COUNT transactions adding one to KEY
+//   PreferencesWorker transact-increment DOMAIN KEY COUNT [KEY...]  COUNT transactions adding one to KEY
+//                                                        (and to each further KEY, in the same transaction)
 //   PreferencesWorker observe-order DOMAIN KEY READERS  print "change OLD NEW THREAD" per change while
 //                                                        READERS threads read KEY (DeliveryCommands.swift)
 //   PreferencesWorker observe-key DOMAIN KEY            print "changed VALUE THREAD WAKEUPS" per change of KEY
 //   PreferencesWorker write-on-request DOMAIN KEY         for each line N on stdin: set KEY to N, flush,
 //                                                        print N
+//   PreferencesWorker timed-write DOMAIN KEY             for each line on stdin: set KEY to the monotonic
+//                                                        time T, flush, print T (LatencyCommands.swift)
+//   PreferencesWorker timed-watch DOMAIN KEY             print "seen VALUE NOW" per change of KEY
 //   PreferencesWorker conformance-adapter                 the conformance suite's JSON-lines adapter
 //                                                        (ConformanceAdapter.swift, Tests/Conformance/README.md)
 //
@@ -142,6 +146,12 @@ case "observe-key":
     exit(0)
 case "write-on-request":
     writeOnRequest(Array(arguments.dropFirst(2)))
+    exit(0)
+case "timed-write":
+    timedWrite(Array(arguments.dropFirst(2)))
+    exit(0)
+case "timed-watch":
+    timedWatch(Array(arguments.dropFirst(2)))
     exit(0)
 case "conformance-adapter":
     conformanceAdapter()

@@ -3,8 +3,8 @@
 # of file systems: record what a real workload asks of the file system, build every state a
 # power cut could leave, and open each one with the real library.
 #
-# Usage: bash Tests/Scripts/power-loss.sh [--workload write|purge] [--quick|--long] [--rounds N]
-#                                          [--omit file|directory] [BIN-PATH]
+# Usage: bash Tests/Scripts/power-loss.sh [--workload write|purge] [--writer swift|python]
+#                                          [--quick|--long] [--rounds N] [--omit file|directory] [BIN-PATH]
 #   --workload  write (the default): the write path, as below; purge: a purge of a key from
 #             every kept copy of a domain (issue 32), as at the end of this comment
 #   --quick   2 writer processes, 6 rounds each (the test suite's run); purge: 4 commits
@@ -13,6 +13,12 @@
 #             120 commits (about 500 distinct states)
 #   --rounds N  N rounds per writer instead (run-all.sh: --long --rounds 40, to keep the suite
 #             within its 12 minutes); purge: N commits before the purge (run-all.sh: 32)
+#   --writer  swift (the default): the write workload's writers are `PreferencesWorker
+#             power-loss-writer`; python: they are Tests/Scripts/power-loss-writer.py, the same
+#             rounds through the Python package (python/src, or PYTHONPATH), so the Swift checker
+#             opens every state a Python writer's power cut can leave (issue 39). Write workload
+#             only; no durability window (a Python `set` is durable when it returns). With
+#             --omit, the writer takes the sync out of the package's commit itself.
 #   --omit X  run the workload with a sync taken out (PREFERENCES_TEST_OMIT_SYNC, debug builds
 #             only): `file` drops the new file's fsync before its rename, `directory` the
 #             directory's fsync after it. The run must then find failing states; it names the
@@ -65,7 +71,7 @@
 # under its home holds a secret's bytes. Then the store opens, reads and writes as above.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-mode=default omit="" rounds_override=0 workload=write
+mode=default omit="" rounds_override=0 workload=write writer=swift
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --quick) mode=quick; shift ;;
@@ -73,6 +79,7 @@ while [[ $# -gt 0 ]]; do
         --omit) omit="$2"; shift 2 ;;
         --rounds) rounds_override="$2"; shift 2 ;;
         --workload) workload="$2"; shift 2 ;;
+        --writer) writer="$2"; shift 2 ;;
         *) break ;;
     esac
 done
@@ -80,10 +87,11 @@ bin="${1:-$(swift build --show-bin-path)}"
 command -v strace >/dev/null || { echo "strace is not installed: run Tests/Scripts/install-dependencies.sh" >&2; exit 1; }
 [[ $rounds_override =~ ^[0-9]+$ ]] || { echo "power-loss: --rounds takes a number" >&2; exit 64; }
 [[ $workload == write || $workload == purge ]] || { echo "power-loss: --workload is write or purge" >&2; exit 64; }
-exec python3 - "$bin/PreferencesWorker" "$mode" "$omit" "$rounds_override" "$workload" <<'PY'
+[[ $writer == swift || ( $writer == python && $workload == write ) ]] || { echo "power-loss: --writer is swift or python (python: the write workload only)" >&2; exit 64; }
+exec python3 - "$bin/PreferencesWorker" "$mode" "$omit" "$rounds_override" "$workload" "$writer" <<'PY'
 import hashlib, itertools, json, os, re, shutil, subprocess, sys, tempfile
 
-worker, mode, omit, workload = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[5]
+worker, mode, omit, workload, writer_language = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[5], sys.argv[6]
 writers, rounds = {"quick": (2, 6), "default": (3, 12), "long": (4, 180)}[mode]
 # The purge workload: one process, `rounds` commits (so rounds-1 generations, and the
 # purge's own commit keeps one more) before the purge.
@@ -107,9 +115,17 @@ def record(work):
     if workload == "purge":
         script = "exec %s power-loss-purger %s %d" % (worker, domain, rounds)
     else:
-        script = "pids=; " + " ".join("%s power-loss-writer %s %d %d & pids=\"$pids $!\";" % (worker, domain, w, rounds) for w in range(writers)) \
+        if writer_language == "python":
+            # The same rounds through the Python package: the repository's, then PYTHONPATH's.
+            package = os.path.join(os.getcwd(), "python", "src")
+            env["PYTHONPATH"] = package + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
+            program = "%s %s" % (sys.executable, os.path.join(os.getcwd(), "Tests", "Scripts", "power-loss-writer.py"))
+        else:
+            program = "%s power-loss-writer" % worker
+        script = "pids=; " + " ".join("%s %s %d %d & pids=\"$pids $!\";" % (program, domain, w, rounds) for w in range(writers)) \
             + ' for p in $pids; do wait "$p" || exit 1; done'
-    calls = "openat,creat,write,pwrite64,writev,fsync,fdatasync,rename,renameat,renameat2,link,linkat,unlink,unlinkat,mkdir,mkdirat,rmdir,ftruncate,close,access"
+    calls = "openat,creat,write,pwrite64,writev,fsync,fdatasync,rename,renameat,renameat2,link,linkat,unlink,unlinkat,mkdir,mkdirat,rmdir,ftruncate,close,access,faccessat,faccessat2"
     subprocess.run(["strace", "-f", "-qq", "-y", "-xx", "-s", "4000000", "-e", "trace=" + calls, "-o", log, "sh", "-c", script],
                    env=env, check=True, stdout=subprocess.DEVNULL, timeout=600)
     return home, log
@@ -180,8 +196,8 @@ def parse(log):
     ops = []
     for _, c in completed_calls(log):
         name, args, result = c.group(1), split_args(c.group(2)), int(c.group(3))
-        if name == "access":
-            path = decode(args[0])
+        if name in ("access", "faccessat", "faccessat2"):
+            path = decode(args[0] if name == "access" else args[1])
             if path.startswith("/swift-preferences-flushed/"):
                 _, _, writer, key, value = path.split("/")
                 ops.append(("flushed", writer, key, int(value)))
@@ -535,7 +551,7 @@ try:
     flushes = sum(1 for op in ops if op[0] == "flushed")
     strict = sum(1 for name, _, _ in crash_states if name.startswith("strict"))
     distinct, failures = check(work, crash_states)
-    windows = [] if omit or workload != "write" else durability_window(work)
+    windows = [] if omit or workload != "write" or writer_language != "swift" else durability_window(work)
 finally:
     shutil.rmtree(work, ignore_errors=True)
 
@@ -544,8 +560,8 @@ if workload == "purge":
         rounds, rounds, " (omitting the %s sync)" % omit if omit else "",
         sum(1 for _, _, obligations in crash_states if obligations)))
 else:
-    print("power-loss: %d writer processes x %d rounds%s: %d flushes and transactions returned" % (
-        writers, rounds, " (omitting the %s sync)" % omit if omit else "", flushes))
+    print("power-loss: %d %s writer processes x %d rounds%s: %d flushes and transactions returned" % (
+        writers, writer_language.capitalize(), rounds, " (omitting the %s sync)" % omit if omit else "", flushes))
 print("power-loss: %d file-system calls recorded%s (%s)" % (len(recorded), " from the purge's start" if cut_from else "", ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
 print("power-loss: %d crash states (strict %d, ext4 data=ordered %d), %d distinct, all checked" % (
     len(crash_states), strict, len(crash_states) - strict, distinct))
