@@ -579,8 +579,9 @@ class _HistoryCommit:
 
     def __init__(self, sequence: int, directory: int | None = None, number: int | None = None, size: int = 0,
                  generations: dict[int, int] | None = None, redacted: bytes | None = None, source: str = "",
-                 recyclable: int | None = None) -> None:
+                 recyclable: int | None = None, path: str = "") -> None:
         self.recyclable = recyclable
+        self.path = path
         self.sequence = sequence
         self.directory = directory
         self.number = number
@@ -634,6 +635,7 @@ class _HistoryCommit:
             pass
 
     def finish(self, policy: FilePolicy) -> None:
+        """The new version is in place: prunes the history to its bounds and remembers what it holds for the next commit."""
         if self.directory is None:
             return
         try:
@@ -641,14 +643,18 @@ class _HistoryCommit:
                 for number in _generations_past_bounds(self.generations, self.kept, policy):
                     try:
                         os.unlink(f"{number}.plist", dir_fd=self.directory)
+                        self.generations.pop(number, None)
                     except OSError:
-                        break
+                        _forget_listing(self.path)
+                        return
+                _remember_listing(self.path, os.fstat(self.directory), self.sequence, self.generations)
         finally:
             self.close()
 
     def abandon(self) -> None:
         if self.directory is None:
             return
+        _forget_listing(self.path)
         if self.kept is not None:
             try:
                 os.unlink(f"{self.kept}.plist", dir_fd=self.directory)
@@ -660,6 +666,54 @@ class _HistoryCommit:
         if self.directory is not None:
             os.close(self.directory)
             self.directory = None
+
+
+# The listing cache (the Swift ``DomainHistory.Listing``): listing the history and examining every
+# generation cost more than the rest of keeping one, so a commit that finds the domain file still
+# the version this process wrote (its record names the sequence remembered), in a history
+# directory whose status is unchanged, uses what this process left there instead.
+_listings: dict[str, tuple[tuple[int, int, int, int], int, dict[int, int]]] = {}
+_listings_lock = threading.Lock()
+
+
+def _directory_identity(status: os.stat_result) -> tuple[int, int, int, int]:
+    return (status.st_dev, status.st_ino, status.st_mtime_ns, status.st_ctime_ns)
+
+
+def _remember_listing(path: str, status: os.stat_result, sequence: int, generations: dict[int, int]) -> None:
+    with _listings_lock:
+        _listings[path] = (_directory_identity(status), sequence, dict(generations))
+
+
+def _forget_listing(path: str) -> None:
+    with _listings_lock:
+        _listings.pop(path, None)
+
+
+def _remembered_listing(path: str, status: os.stat_result, recorded: int) -> dict[int, int] | None:
+    with _listings_lock:
+        remembered = _listings.get(path)
+    if recorded > 0 and remembered is not None and remembered[1] == recorded and remembered[0] == _directory_identity(status):
+        return dict(remembered[2])
+    return None
+
+
+def _list_history(directory: int) -> dict[int, int]:
+    """The generations in an open history directory and their sizes; removes orphaned private copies on the way (the caller holds the lock)."""
+    generations: dict[int, int] = {}
+    for name in os.listdir(directory):
+        number = generation_number(name)
+        if number is not None:
+            try:
+                generations[number] = os.stat(name, dir_fd=directory, follow_symlinks=False).st_size
+            except OSError:
+                generations[number] = 0
+        elif _is_temporary_copy_name(name):
+            try:
+                os.unlink(name, dir_fd=directory)
+            except OSError:
+                pass
+    return generations
 
 
 def _begin_commit(file: DomainFile, current: dict[str, Any] | None, current_status: os.stat_result | None,
@@ -683,22 +737,13 @@ def _begin_commit(file: DomainFile, current: dict[str, Any] | None, current_stat
         return _HistoryCommit(recorded + 1)
     if directory is None:
         return _HistoryCommit(recorded + 1)
-    generations: dict[int, int] = {}
-    for name in os.listdir(directory):
-        number = generation_number(name)
-        if number is not None:
-            try:
-                generations[number] = os.stat(name, dir_fd=directory, follow_symlinks=False).st_size
-            except OSError:
-                generations[number] = 0
-        elif _is_temporary_copy_name(name):
-            try:
-                os.unlink(name, dir_fd=directory)
-            except OSError:
-                pass
+    history_path = file.history_directory
+    generations = _remembered_listing(history_path, os.fstat(directory), recorded)
+    if generations is None:
+        generations = _list_history(directory)
     highest = max(generations, default=0)
     if current is None:
-        return _HistoryCommit(max(highest, recorded) + 1, directory, generations=generations)
+        return _HistoryCommit(max(highest, recorded) + 1, directory, generations=generations, path=history_path)
     number = recorded if recorded > highest else highest + 1
     # Never the newest kept before this commit: the rename that replaced it may not be durable
     # yet, and after a power cut the domain's name could still be that file's, half written over.
@@ -714,7 +759,7 @@ def _begin_commit(file: DomainFile, current: dict[str, Any] | None, current_stat
         except (TypeError, ValueError):
             redacted = bplist.encode({})
     return _HistoryCommit(number + 1, directory, number, current_status.st_size if current_status else 0, generations,
-                          redacted, file.path, recyclable)
+                          redacted, file.path, recyclable, history_path)
 
 
 # MARK: Purging
