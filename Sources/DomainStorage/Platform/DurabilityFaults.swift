@@ -54,14 +54,16 @@ package enum DurabilityFaults {
     }
 
     #if DEBUG
-    private static let crashPoint = Mutex<CrashPoint?>(nil)
+    /// The chosen point's index in ``CrashPoint/allCases``, or -1 for none: an atomic, not a
+    /// lock, so no write path takes a lock the rank checker does not know.
+    private static let crashPoint = Atomic<Int>(-1)
     #endif
 
     /// Debug builds only: the next time this process reaches `point`, it exits at once with
     /// status 137, running nothing else (`_exit`). A release build ignores it.
     package static func crash(at point: CrashPoint) {
         #if DEBUG
-        crashPoint.withLock { $0 = point }
+        crashPoint.store(CrashPoint.allCases.firstIndex(of: point) ?? -1, ordering: .sequentiallyConsistent)
         #endif
     }
 
@@ -69,7 +71,8 @@ package enum DurabilityFaults {
     @inline(__always)
     package static func reached(_ point: CrashPoint) {
         #if DEBUG
-        if crashPoint.withLock({ $0 }) == point { _exit(137) }
+        let chosen = crashPoint.load(ordering: .relaxed)
+        if chosen >= 0 && CrashPoint.allCases[chosen] == point { _exit(137) }
         #endif
     }
 }
