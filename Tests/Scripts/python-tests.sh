@@ -3,7 +3,8 @@
 # install` from its folder into a fresh virtual environment, then its pytest tests (run from
 # outside the repository, so they import the installed package, not the source folder), the
 # mixed-language tests (Swift and Python processes writing and watching one domain), and the
-# language-neutral conformance suite against the Python adapter alone and with Swift peers.
+# language-neutral conformance suite with the Python adapter and Swift peers; and strict mypy
+# over the package's type hints.
 #
 #   bash Tests/Scripts/python-tests.sh BIN_DIR
 #
@@ -21,10 +22,12 @@ work=$(mktemp -d)
 trap 'rm -rf -- "$work"' EXIT
 python3 -m venv "$work/venv"
 python="$work/venv/bin/python"
-"$python" -m pip install -q --disable-pip-version-check "$repository/python" pytest
+"$python" -m pip install -q --disable-pip-version-check "$repository/python" pytest mypy
 "$python" -c 'import sys, swift_preferences; assert sys.version_info >= (3, 11); print("swift_preferences", swift_preferences.PROTOCOL_VERSION, "from", swift_preferences.__file__)'
 
 cd "$work"
+# Typed throughout (the package ships py.typed): strict mypy finds no error.
+"$python" -m mypy --strict --no-incremental "$repository/python/src/swift_preferences"
 SWIFT_PREFERENCES_TEST_INSTALLED=1 SWIFT_PREFERENCES_WORKER="$worker" "$python" -m pytest -q -p no:cacheprovider "$repository/python/tests" "$repository/Tests/Mixed"
 # Every case's single process is the Python adapter; in the cases with several processes,
 # every other one is the Swift adapter.

@@ -107,7 +107,8 @@ class Adapter:
         method = getattr(self, "op_" + str(op).replace("-", "_"), None) if isinstance(op, str) else None
         if method is None:
             raise InvalidRequest(f"unknown op {op!r}")
-        return method(request)
+        answer: dict[str, Any] | None = method(request)
+        return answer
 
     @staticmethod
     def domain(request: dict[str, Any]) -> Domain:

@@ -264,7 +264,8 @@ class _Reader:
         if width <= 4:
             return self.unsigned(offset + 1, width)
         if width == 8:
-            return struct.unpack_from(">q", self.data, offset + 1)[0]
+            signed: int = struct.unpack_from(">q", self.data, offset + 1)[0]
+            return signed
         high = self.unsigned(offset + 1, 8)
         low = self.unsigned(offset + 9, 8)
         if high == 0:

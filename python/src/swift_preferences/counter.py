@@ -66,7 +66,8 @@ class CommitCounter:
     @property
     def value(self) -> int:
         """The counter now."""
-        return struct.unpack_from("<I", self._mapping, COUNTER_OFFSET)[0]
+        value: int = struct.unpack_from("<I", self._mapping, COUNTER_OFFSET)[0]
+        return value
 
     def raise_(self) -> int:
         """Raises the counter (the caller holds the domain's flock) and wakes futex sleepers; returns the new value."""

@@ -175,7 +175,8 @@ class Domain:
 
     def to_dict(self) -> dict[str, Any]:
         """The domain's resolved values: every key of every layer, each from the first layer that has a valid one."""
-        return detached(self._refresh()[2].values)
+        values: dict[str, Any] = detached(self._refresh()[2].values)
+        return values
 
     def own(self, strict: bool = True) -> dict[str, Any]:
         """The domain file's own values (the user layer, any host).
@@ -187,7 +188,7 @@ class Domain:
         state = self._refresh()[0][position]
         if strict and state.problem is not None:
             raise _fresh(state.problem)
-        values = detached(state.values)
+        values: dict[str, Any] = detached(state.values)
         if state.problem is None:
             self._last_good = detached(state.values)
         return values

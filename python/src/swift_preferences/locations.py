@@ -116,5 +116,5 @@ class Locations:
         elif machine_id is False:
             resolved_id = None
         else:
-            resolved_id = machine_id  # type: ignore[assignment]
+            resolved_id = machine_id
         return Locations(user, system, resolved_id, runtime_directory, home)

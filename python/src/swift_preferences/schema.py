@@ -46,10 +46,11 @@ class Schema:
             return f"{key} must be {'an' if declared in ('integer', 'array') else 'a'} {declared}, not {type(value).__name__} {value!r}"
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             low, high = rule.get("Minimum"), rule.get("Maximum")
+            low_number, high_number = _number(low), _number(high)
             nan = isinstance(value, float) and math.isnan(value)
-            if _number(low) is not None and (nan or value < low):
+            if low_number is not None and (nan or value < low_number):
                 return f"{key} must be at least {low}, not {value!r}"
-            if _number(high) is not None and (nan or value > high):
+            if high_number is not None and (nan or value > high_number):
                 return f"{key} must be at most {high}, not {value!r}"
         choices = rule.get("Choices")
         if isinstance(choices, list) and not any(bplist.same(value, choice) for choice in choices):
@@ -72,8 +73,10 @@ def _admits(declared: str, value: Any, element: str | None = None) -> bool:
         return isinstance(value, list) and (element is None or all(_admits(element, item) for item in value))
     if declared == "real":
         return isinstance(value, (int, float)) and not isinstance(value, bool)
-    kind = {"string": str, "integer": int, "boolean": bool, "data": (bytes, bytearray), "date": datetime.datetime,
-            "dictionary": dict}[declared]
+    kinds: dict[str, type | tuple[type, ...]] = {
+        "string": str, "integer": int, "boolean": bool, "data": (bytes, bytearray), "date": datetime.datetime,
+        "dictionary": dict}
+    kind = kinds[declared]
     if declared == "integer" and isinstance(value, bool):
         return False
     return isinstance(value, kind)
@@ -92,8 +95,7 @@ def search_path(environment: Mapping[str, str], home: str) -> list[str]:
         result.append(data_home.rstrip("/") + "/preferences/schemas")
         dirs = environment.get("XDG_DATA_DIRS") or "/usr/local/share/:/usr/share/"
         result += [entry.rstrip("/") + "/preferences/schemas" for entry in dirs.split(":") if entry.startswith("/")]
-    seen: set[str] = set()
-    return [entry for entry in result if not (entry in seen or seen.add(entry))]
+    return list(dict.fromkeys(result))
 
 
 def _read_trusted(path: str) -> bytes | None:
