@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from swift_preferences import (Corrupt, Domain, InvalidDomainName, RefusedFile, TooLarge, UnsupportedProtocolVersion,
+from swift_preferences import (Corrupt, Domain, InvalidDomainName, PreferencesError, RefusedFile, TooLarge, UnsupportedProtocolVersion,
                                bplist, protocol_version)
 from swift_preferences.files import COMMIT_RECORD_ATTRIBUTE, parse_commit_record
 
@@ -335,3 +335,66 @@ def test_declared_rules_refuse_invalid_values(env: dict[str, Path]) -> None:
     d.set("Scale", 2)
     d.set("Undeclared", "anything")
     assert d.get("Size") == 7 and d.get("Scale") == 2
+
+
+def test_a_write_nested_in_its_own_transaction_fails_at_once(env: dict[str, Path]) -> None:
+    """A set inside this thread's open transaction of the same domain would wait for itself: it
+    raises instead of hanging, and the transaction still commits."""
+    d = Domain(DOMAIN, lock_timeout=30.0)
+    done = threading.Event()
+    failure: list[BaseException] = []
+
+    def nested() -> None:
+        try:
+            with d.transaction() as t:
+                t["a"] = 1
+                with pytest.raises(PreferencesError, match="inside this thread's own open transaction"):
+                    d.set("b", 2)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            failure.append(error)
+        done.set()
+
+    thread = threading.Thread(target=nested, daemon=True)
+    thread.start()
+    assert done.wait(20), "the nested write hung"
+    assert not failure, failure
+    assert d.own() == {"a": 1}
+
+
+def test_equal_reals_commit_nothing_as_in_swift(env: dict[str, Path]) -> None:
+    """0.0 and -0.0 are one value, and so are two NaNs of one width (Swift's PropertyListValue ==):
+    setting one over the other writes nothing."""
+    d = Domain(DOMAIN)
+    path = env["PREFERENCES_HOME"] / f"{DOMAIN}.plist"
+    d.set("zero", 0.0)
+    d.set("nan", float("nan"))
+    before = path.stat()
+    d.set("zero", -0.0)
+    d.set("nan", -float("nan"))
+    after = path.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_a_failed_directory_sync_still_raises_the_counter_and_prunes(env: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the rename is done, the counter is raised (W11) and the history pruned (W13) whatever
+    fails after; a directory sync that fails twice is reported as a PreferencesError (W12)."""
+    from swift_preferences import counter as counters
+    from swift_preferences import files
+    d = Domain(DOMAIN, generation_limit=1)
+    for value in range(3):
+        d.set("k", value)
+    history = env["PREFERENCES_HOME"] / f".{DOMAIN}.plist.history"
+    assert sorted(p.name for p in history.iterdir()) == ["2.plist"]
+    counter = counters.open_counter(str(env["PREFERENCES_HOME"]), f"{DOMAIN}.plist", str(env["XDG_RUNTIME_DIR"]))
+    assert counter is not None
+    raised_from = counter.value
+
+    def failing(path: str) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(files, "_fsync_directory", failing)
+    with pytest.raises(PreferencesError, match="could not be synced"):
+        d.set("k", 3)
+    assert counter.value == (raised_from + 1) & 0xFFFFFFFF
+    assert sorted(p.name for p in history.iterdir()) == ["3.plist"]
+    assert d.own() == {"k": 3}

@@ -16,7 +16,7 @@ import pytest
 from swift_preferences import Corrupt, Domain, InvalidValue, RefusedFile, bplist
 
 DOMAIN = "com.example.reads"
-WORKER = os.environ.get("SWIFT_PREFERENCES_WORKER") or "/work/main/.build/debug/PreferencesWorker"
+WORKER = os.environ.get("SWIFT_PREFERENCES_WORKER") or str(Path(__file__).resolve().parents[2] / ".build" / "debug" / "PreferencesWorker")
 needs_worker = pytest.mark.skipif(not (os.path.isfile(WORKER) and os.access(WORKER, os.X_OK)),
                                   reason=f"the Swift PreferencesWorker is not built at {WORKER} (set SWIFT_PREFERENCES_WORKER)")
 
@@ -119,8 +119,7 @@ def test_watch_of_a_corrupt_file_hears_its_generation(env: dict[str, Path]) -> N
         heard.append((key, old, new))
         event.set()
 
-    with d.watch(changed):
-        time.sleep(0.05)
+    with d.watch(changed):  # the directories are watched when watch() returns
         path.write_bytes(b"garbage")  # in place: the watch reads generation 1 (a=1)
         assert event.wait(5)
     assert heard[0] == ("a", 2, 1)

@@ -53,25 +53,26 @@ def test_watch_hears_another_process_and_a_hand_edit(env: dict[str, Path]) -> No
         d.delete("start")
         assert recorder.wait_for(lambda c: ("start", 1, None) in c)
         assert recorder.threads == {"swift-preferences-watcher"}
+    # Nothing after close: a second watch hears a later sentinel, and the process's one watcher
+    # thread delivers in commit order, so a change the closed watch would hear comes first.
     count = len(recorder.changes)
-    d.set("after", "close")
-    time.sleep(0.1)
+    sentinel = Recorder()
+    with d.watch(sentinel):
+        d.set("after", "close")
+        d.set("sentinel", True)
+        assert sentinel.wait_for(lambda c: ("sentinel", None, True) in c)
     assert len(recorder.changes) == count
 
 
-def test_watch_sees_a_commit_quickly_and_other_layers(env: dict[str, Path]) -> None:
+def test_watch_hears_every_commit_and_other_layers(env: dict[str, Path]) -> None:
     d = Domain(DOMAIN)
     d.set("k", 0)
     recorder = Recorder()
     with d.watch(recorder):
-        time.sleep(0.05)
-        delays = []
         for i in range(1, 11):
-            start = time.perf_counter()
             d.set("k", i)
             assert recorder.wait_for(lambda c, i=i: ("k", i - 1, i) in c)
-            delays.append(time.perf_counter() - start)
-        assert sorted(delays)[5] < 0.05
+        # How soon is a figure (Benchmarks/mixed-language-latency.sh), not asserted here.
         # A system-layer change and a global change reach the domain's watch too.
         system = env["PREFERENCES_SYSTEM_DIR"] / f"{DOMAIN}.plist"
         system.write_bytes(bplist.encode({"sys": True}))
@@ -80,7 +81,9 @@ def test_watch_sees_a_commit_quickly_and_other_layers(env: dict[str, Path]) -> N
         assert recorder.wait_for(lambda c: ("g", None, 1) in c)
         # Shadowed keys do not change the resolved value.
         system.write_bytes(bplist.encode({"sys": True, "k": "shadowed"}))
-        time.sleep(0.1)
+        # A later sentinel is heard after anything that change caused (one watcher thread, in order).
+        d.set("sentinel", 1)
+        assert recorder.wait_for(lambda c: ("sentinel", None, 1) in c)
         assert not any(change[0] == "k" and change[2] == "shadowed" for change in recorder.changes)
 
 
@@ -94,7 +97,7 @@ def test_watch_of_a_domain_whose_directory_appears_later(env: dict[str, Path], t
 
 # MARK: The Swift implementation
 
-WORKER = os.environ.get("SWIFT_PREFERENCES_WORKER") or "/work/main/.build/debug/PreferencesWorker"
+WORKER = os.environ.get("SWIFT_PREFERENCES_WORKER") or str(Path(__file__).resolve().parents[2] / ".build" / "debug" / "PreferencesWorker")
 needs_worker = pytest.mark.skipif(not (os.path.isfile(WORKER) and os.access(WORKER, os.X_OK)),
                                   reason=f"the Swift PreferencesWorker is not built at {WORKER} (set SWIFT_PREFERENCES_WORKER)")
 

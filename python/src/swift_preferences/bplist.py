@@ -551,16 +551,24 @@ def _category(value: Any) -> str:
 
 
 def same(a: Any, b: Any) -> bool:
-    """Whether two values are the same property-list value: same types (``True`` is not ``1``), reals and dates by bits."""
+    """Whether two values are the same property-list value, as the Swift ``PropertyListValue ==``.
+
+    Same types (``True`` is not ``1``; a 32-bit real is not a 64-bit one); reals by value, with
+    ``0.0`` equal to ``-0.0`` and a NaN equal to a NaN of the same width; dates by their seconds.
+    Both implementations must agree, or one commits (and its watchers report) a change the other
+    does not see as one.
+    """
     kind = _category(a)
     if kind != _category(b):
         return False
     if kind == "real32":
-        return struct.pack(">f", a) == struct.pack(">f", b)
+        x, y = struct.unpack(">f", struct.pack(">f", a))[0], struct.unpack(">f", struct.pack(">f", b))[0]
+        return bool(x == y or (math.isnan(x) and math.isnan(y)))
     if kind == "real":
-        return struct.pack(">d", a) == struct.pack(">d", b)
+        x, y = float(a), float(b)
+        return x == y or (math.isnan(x) and math.isnan(y))
     if kind == "date":
-        return struct.pack(">d", date_seconds(a)) == struct.pack(">d", date_seconds(b))
+        return date_seconds(a) == date_seconds(b)
     if kind == "data":
         return bytes(a) == bytes(b)
     if kind == "array":

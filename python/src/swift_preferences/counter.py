@@ -65,17 +65,22 @@ class CommitCounter:
 
     @property
     def value(self) -> int:
-        """The counter now."""
-        value: int = struct.unpack_from("<I", self._mapping, COUNTER_OFFSET)[0]
-        return value
+        """The counter now (one aligned 32-bit load)."""
+        return int(self._word.value)
 
     def raise_(self) -> int:
-        """Raises the counter (the caller holds the domain's flock) and wakes futex sleepers; returns the new value."""
+        """Raises the counter (the caller holds the domain's flock) and wakes futex sleepers; returns the new value.
+
+        The word is stored whole through a 32-bit C integer (a byte-wise ``struct.pack_into``
+        could be read half-written by a Swift reader's atomic load). Python has no fetch-add,
+        so it is a load and a store under the domain's lock, which PROTOCOL.md N3 allows. The
+        wake-up is always made: without a fence between the store and loading the waiter
+        count, a sleeper that just counted itself in could otherwise be missed.
+        """
         with self._lock:
             new = (self.value + 1) & 0xFFFFFFFF
-            struct.pack_into("<I", self._mapping, COUNTER_OFFSET, new)
-        waiters = struct.unpack_from("<I", self._mapping, WAITERS_OFFSET)[0]
-        if waiters and _SYS_FUTEX is not None:
+            self._word.value = new
+        if _SYS_FUTEX is not None:
             _libc.syscall(ctypes.c_long(_SYS_FUTEX), ctypes.c_void_p(ctypes.addressof(self._word)), ctypes.c_int(_FUTEX_WAKE),
                           ctypes.c_int(_INT_MAX), None, None, ctypes.c_int(0))
         return new

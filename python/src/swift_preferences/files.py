@@ -26,6 +26,7 @@ import datetime
 import errno as errnos
 import fcntl
 import itertools
+import logging
 import os
 import stat
 import threading
@@ -39,6 +40,7 @@ from .errors import (Corrupt, LockTimeout, PreferencesError, RefusedFile, TooLar
                      UnsupportedProtocolVersion)
 
 PROTOCOL_VERSION = 1
+_log = logging.getLogger("swift_preferences")
 PROTOCOL_MARKER = ".swift-preferences-protocol"
 #: The most bytes a protocol marker may hold (PROTOCOL.md V1).
 MARKER_SIZE_LIMIT = 64
@@ -261,6 +263,11 @@ _process_locks_guard = threading.Lock()
 def _process_lock(path: str) -> threading.Lock:
     with _process_locks_guard:
         return _process_locks.setdefault(path, threading.Lock())
+
+
+# The thread holding each domain file's process lock, so that a write nested in a transaction
+# of the same file on the same thread fails at once instead of waiting for itself forever.
+_process_lock_owners: dict[str, int] = {}
 
 
 def _commit_record(sequence: int, mtime_ns: int) -> bytes:
@@ -574,7 +581,7 @@ class _HistoryCommit:
     When keeping a generation puts the oldest past the bounds, that oldest generation's file is
     recycled as the commit's temporary file (PROTOCOL.md H3), as the Swift writer does: creating
     a new inode and freeing the pruned one's blocks each commit cost most of a commit on a file
-    system mounted with ``discard`` (a new file's ``open`` took 0.87 ms at p50 here).
+    system mounted with ``discard`` (Benchmarks/RESULTS.md, cross-language latency).
     """
 
     def __init__(self, sequence: int, directory: int | None = None, number: int | None = None, size: int = 0,
@@ -778,15 +785,28 @@ def _byte_forms(value: Any) -> list[bytes]:
     return []
 
 
+#: The largest kept copy a purge reads to scrub: the history's own byte bound.
+_SCRUB_SIZE_LIMIT = 8 << 20
+
+
 def _scrub(path: str, secrets: list[Any], folder: int, name: str) -> bool:
     try:
         descriptor = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=folder)
     except OSError:
         return False
     try:
+        # Only what this library could have written there: a regular file of this user's, no
+        # larger than a history may hold (a FIFO or a planted file is left alone).
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode) or status.st_uid != os.geteuid() or status.st_size > _SCRUB_SIZE_LIMIT:
+            return False
         data = bytearray()
         while chunk := os.read(descriptor, 1 << 16):
             data += chunk
+            if len(data) > _SCRUB_SIZE_LIMIT:
+                return False
+    except OSError:
+        return False
     finally:
         os.close(descriptor)
     changed = False
@@ -1018,7 +1038,17 @@ class LockedCommit:
         self.policy = policy
         self.runtime_directory = runtime_directory
         self._process_lock = _process_lock(file.path)
-        self._process_lock.acquire()
+        if _process_lock_owners.get(file.path) == threading.get_ident():
+            raise PreferencesError(
+                f"a write to {file.path} inside this thread's own open transaction of it would wait for itself; "
+                "make the change through the transaction", path=file.path)
+        # Other threads of this process take turns as other processes do: within the lock timeout (L3).
+        acquired = self._process_lock.acquire(True, policy.lock_timeout) if policy.lock_timeout > 0 else self._process_lock.acquire(False)
+        if not acquired:
+            raise LockTimeout(
+                f"another thread of this process held the lock of {file.path} for more than {policy.lock_timeout:g} s",
+                path=file.path)
+        _process_lock_owners[file.path] = threading.get_ident()
         self._lock: _FileLock | None = None
         try:
             ensure_directory(file.directory, policy)
@@ -1054,6 +1084,7 @@ class LockedCommit:
                 self._lock = None
         finally:
             if self._process_lock is not None:
+                _process_lock_owners.pop(self.file.path, None)
                 self._process_lock.release()
                 self._process_lock = None  # type: ignore[assignment]
 
@@ -1148,12 +1179,33 @@ def _write_locked(session: LockedCommit, values: dict[str, Any]) -> CommitOutcom
     except BaseException:
         history.abandon()
         raise
-    _fsync_directory(file.directory)
+    # The new version is in place. Whatever fails from here, the counter is raised first (W11:
+    # readers of every process must see the commit), the history pruned (W13) and removed
+    # private values purged (P3); only then is a failure reported.
+    try:
+        counter = open_counter(file.directory, file.file_name, runtime_directory)
+        if counter is not None:
+            counter.raise_()
+    finally:
+        try:
+            history.finish(policy)
+        finally:
+            if removed_private:
+                try:
+                    purge_while_locked(file, set(removed_private), list(removed_private.values()), policy)
+                except (PreferencesError, OSError) as error:
+                    # As Swift reports a purge that failed after its commit: a warning, the
+                    # commit itself stands; the next removal or `purge` tries again.
+                    _log.warning("the removed private values of %s could not be purged from every kept copy: %s", file.path, error)
+    try:
+        _fsync_directory(file.directory)
+    except OSError:
+        # W12: a failed sync is never trusted; once more with a new descriptor.
+        try:
+            _fsync_directory(file.directory)
+        except OSError as error:
+            raise PreferencesError(
+                f"the new domain file is in place but its directory could not be synced: {error.strerror}; "
+                "the commit may not survive a power cut", path=file.directory, errno=error.errno) from None
     _reached("directory-synced")
-    counter = open_counter(file.directory, file.file_name, runtime_directory)
-    if counter is not None:
-        counter.raise_()
-    history.finish(policy)
-    if removed_private:
-        purge_while_locked(file, set(removed_private), list(removed_private.values()), policy)
     return CommitOutcome(values, before, True, result)
