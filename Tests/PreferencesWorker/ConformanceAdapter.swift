@@ -244,6 +244,16 @@ final class ConformanceAdapter {
 
     /// One commit of `set` and `delete` through a transaction: applied under the lock and
     /// never left pending, so a refused write changes nothing, in memory or on disk.
+    /// The crash points this build can reach: every one in a debug build, none in a release
+    /// build, where the library's seam (``DurabilityFaults/crash(at:)``) does nothing.
+    static var crashPoints: [DurabilityFaults.CrashPoint] {
+        #if DEBUG
+        DurabilityFaults.CrashPoint.allCases
+        #else
+        []
+        #endif
+    }
+
     func commit(_ store: PreferenceStore, set: [String: PropertyListValue], delete: [String], whileLocked: () -> Void = {}) throws(AdapterError) {
         do {
             try store.transaction { transaction in
@@ -262,7 +272,7 @@ final class ConformanceAdapter {
         guard let op = request["op"]?.string else { throw AdapterError("invalid-request", "no \"op\"") }
         switch op {
         case "hello":
-            return ["implementation": .string("swift-preferences"), "protocol": .int(1), "crash_points": .array(DurabilityFaults.CrashPoint.allCases.map { .string($0.rawValue) })]
+            return ["implementation": .string("swift-preferences"), "protocol": .int(1), "crash_points": .array(Self.crashPoints.map { .string($0.rawValue) })]
         case "get":
             let key = try field(request, "key")
             return ["value": taggedJSON(try store(request).value(forKey: key))]

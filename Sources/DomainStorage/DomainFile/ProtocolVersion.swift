@@ -33,9 +33,13 @@ package enum ProtocolVersion {
         case absent
         /// The marker names this version.
         case version(Int)
-        /// A marker that is there but is no version number (or cannot be read): the directory
-        /// follows a version this implementation cannot name.
+        /// A marker that is there but is no version number (a link, a directory, a file that
+        /// cannot be read by its owner, other text): the directory follows a version this
+        /// implementation cannot name.
         case unreadable(String)
+        /// The marker could not be looked at for a passing reason (out of descriptors or memory,
+        /// an I/O error): nothing is known about the version, and nothing is written meanwhile.
+        case unknown(String, errno: Int32)
 
         /// The version a process can act on: the marker's, or 1 when there is none; nil for
         /// an unreadable marker.
@@ -43,7 +47,7 @@ package enum ProtocolVersion {
             switch self {
             case .absent: return 1
             case .version(let version): return version
-            case .unreadable: return nil
+            case .unreadable, .unknown: return nil
             }
         }
     }
@@ -59,7 +63,9 @@ package enum ProtocolVersion {
             // at the name (a link, a directory) is a marker nobody can read.
             switch error {
             case .noSuchFileOrDirectory, .notDirectory: return .absent
-            default: return .unreadable("\(path): \(error)")
+            case .tooManySymbolicLinkLevels, .permissionDenied, .isDirectory, .noSuchAddressOrDevice:
+                return .unreadable("\(path): \(error)")
+            default: return .unknown("\(path): \(error)", errno: error.rawValue)
             }
         }
         defer { try? descriptor.close() }
@@ -68,7 +74,7 @@ package enum ProtocolVersion {
         do {
             count = try Errno.typed { try buffer.withUnsafeMutableBytes { try descriptor.read(into: $0) } }
         } catch {
-            return .unreadable("\(path): \(error)")
+            return .unknown("\(path): \(error)", errno: error.rawValue)
         }
         // The digits, with white space around them ignored (an editor's newline, say).
         let isSpace: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0d).contains($0) }
@@ -107,6 +113,10 @@ package enum ProtocolVersion {
             case .version(let version): found = "follows protocol version \(version)"
             case .unreadable(let why): found = "has a protocol marker that names no version (\(why))"
             case .absent: found = "follows protocol version 1"
+            case .unknown(let why, let errno):
+                throw PreferencesError(
+                    .io, path: directory.pathAppending(markerName), errno: errno,
+                    "the protocol marker of \(directory) could not be read (\(why)), so \(file.fileName) is not written")
             }
             throw PreferencesError(
                 .unsupportedProtocolVersion, path: directory.pathAppending(markerName),

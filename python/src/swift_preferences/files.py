@@ -174,7 +174,13 @@ def read_marker(directory: str) -> tuple[int | None, str | None]:
     except NotADirectoryError:
         return PROTOCOL_VERSION, None
     except OSError as error:
-        return None, f"<unreadable: {error.strerror}>"
+        # A link, a directory, a file its owner cannot read: a marker that names no version.
+        # Anything else (out of descriptors, an I/O error) says nothing about the version: the
+        # caller's write fails as an I/O error instead (PROTOCOL.md V1).
+        if error.errno in (errnos.ELOOP, errnos.EACCES, errnos.EISDIR, errnos.ENXIO):
+            return None, f"<unreadable: {error.strerror}>"
+        raise PreferencesError(f"the protocol marker of {directory} could not be read: {error.strerror}",
+                               path=path, errno=error.errno) from None
     try:
         if not stat.S_ISREG(os.fstat(descriptor).st_mode):
             return None, "<not a regular file>"
