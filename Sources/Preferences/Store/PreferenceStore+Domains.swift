@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 extension PreferenceStore {
     // MARK: Registration
@@ -86,7 +87,7 @@ extension PreferenceStore {
         // in between is brought in now.
         resynchronize(prepared, since: versions)
         // A first observer registered while the layers were made found the old ones.
-        if watchesFiles.withLock({ $0 }) {
+        if watchesFiles.load(ordering: .sequentiallyConsistent) {
             for source in prepared.compactMap(\.source) { source.refresher.startWatching() }
         }
     }

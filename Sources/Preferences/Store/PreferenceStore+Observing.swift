@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 // The observation family, one rule for all of it (ARCHITECTURE.md, "Where callbacks run"):
 //
@@ -189,11 +190,7 @@ extension PreferenceStore {
     /// yet (``FileWatching/whenObserved`` until its first observer); cheap once
     /// it does. Called with no lock held.
     func startWatchingFiles() {
-        let starts = watchesFiles.withLock { watches -> Bool in
-            defer { watches = true }
-            return !watches
-        }
-        guard starts else { return }
+        guard watchesFiles.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged else { return }
         for source in snapshot.read({ $0.layers.compactMap(\.source) }) { source.refresher.startWatching() }
         let (outcome, lookup) = withExtras { ($0.schemaOutcome, $0.schemaLookup) }
         followSchema(outcome, of: lookup, isNew: false)

@@ -1,5 +1,6 @@
 public import Foundation
 import Logging
+import Synchronization
 
 extension PreferenceStore {
     // MARK: The schema
@@ -64,7 +65,7 @@ extension PreferenceStore {
     func followSchema(_ outcome: SchemaLookup.Outcome, of lookup: SchemaLookup, isNew: Bool, migratingInBackground: Bool = false) {
         let entries = lookup.watchedEntries(after: outcome)
         // Not watched yet, and nothing registered, until the store watches its files.
-        let unchanged = !watchesFiles.withLock({ $0 }) || withExtras { $0.schemaWatchedEntries == entries && $0.schemaLookup == lookup }
+        let unchanged = !watchesFiles.load(ordering: .sequentiallyConsistent) || withExtras { $0.schemaWatchedEntries == entries && $0.schemaLookup == lookup }
         if !unchanged {
             // Registered outside the lock: a handler running now may be waiting for it.
             let registrations = entries.map { entry in

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// A preferences domain with its whole search list: `UserDefaults`, method for method,
 /// for Linux.
@@ -65,9 +66,9 @@ public final class PreferenceStore: Sendable {
     /// Posts ``didChangeNotification`` (or, in a ``PreferencesUserDefaults``, Foundation's).
     let changeNotification: ChangeNotificationSender
     /// Whether the store's files and schema are watched: from the start, or from its first
-    /// observer (``Configuration/fileWatching``). A leaf lock of its own, read by commits made
-    /// under the store's other locks.
-    let watchesFiles: ThreadLock<Bool>
+    /// observer (``Configuration/fileWatching``). It only ever turns true, once, so an atomic
+    /// flag is enough: commits read it under the store's other locks without taking one more.
+    let watchesFiles: Atomic<Bool>
     let extras: ThreadLock<Extras>
 
     /// What the store keeps besides resolved values.
@@ -128,7 +129,7 @@ public final class PreferenceStore: Sendable {
         let outcome = lookup.find()
         let declared = outcome.schema.map { DeclaredSchema($0, domain: name.rawValue, logger: layout.logger) }
         extras = ThreadLock(Extras(schemaLookup: lookup, schemaOutcome: outcome), rank: .storeExtras)
-        watchesFiles = ThreadLock(configuration.fileWatching == .atOpen, rank: .leaf)
+        watchesFiles = Atomic(configuration.fileWatching == .atOpen)
         snapshot = LeftRight(ResolvedValues(layers: [], slotTable: [:]), rank: .storeSnapshot)
         let (layers, versions) = makeLayers(suites: [], declaredDefaults: declared?.defaults ?? [:])
         // Resolved once; the two copies share its storage until the first write to each.
@@ -173,7 +174,7 @@ public final class PreferenceStore: Sendable {
         var layers: [Layer] = []
         var versions: [ObjectIdentifier: UInt64] = [:]
         // A file shared with a store or `PreferenceFiles` that does not watch it yet.
-        let watches = watchesFiles.withLock { $0 }
+        let watches = watchesFiles.load(ordering: .sequentiallyConsistent)
         func add(_ kind: SearchLayer, _ source: PersistentDomain?) {
             guard let source else { return }
             if watches { source.refresher.startWatching() }
@@ -260,7 +261,7 @@ public final class PreferenceStore: Sendable {
     func isHeard(postsNotification: Bool, origin: PreferenceChange.Origin) -> Bool {
         if observers.wantsCommits || !observers.isEmpty { return true }
         guard postsNotification && configuration.postsDidChangeNotification else { return false }
-        return origin == .thisProcess || watchesFiles.withLock { $0 }
+        return origin == .thisProcess || watchesFiles.load(ordering: .sequentiallyConsistent)
     }
 
     /// Commits `change` and delivers its changes before returning (unless another thread is
