@@ -62,26 +62,39 @@ package struct FleetPolicy: Sendable {
             throw FleetRefusal(key: key, revision: revision, reason: error.reason)
         }
         guard appliesHere(fleetKey.scope) else { return nil }
+        let values: [String: PropertyListValue]
+        do {
+            values = try Self.policyValues(decoding: value, sizeLimit: sizeLimit)
+        } catch {
+            throw FleetRefusal(key: key, revision: revision, reason: error.reason)
+        }
+        entries[fleetKey] = Entry(values: values, revision: revision)
+        return fleetKey.domain
+    }
+
+    /// The values a policy value sets: an XML or binary property-list dictionary of at most
+    /// `sizeLimit` bytes, as a follower takes it from etcd and `preferences-fleet check` a file.
+    ///
+    /// - Throws: ``FleetValueError`` saying why the bytes are not a policy.
+    package static func policyValues(decoding value: [UInt8], sizeLimit: Int) throws(FleetValueError) -> [String: PropertyListValue] {
         guard value.count <= sizeLimit else {
-            throw FleetRefusal(
-                key: key, revision: revision, reason: "the value is \(value.count) bytes, over the \(sizeLimit)-byte limit of a domain")
+            throw FleetValueError(reason: "the value is \(value.count) bytes, over the \(sizeLimit)-byte limit of a domain")
         }
         // Told apart as every reader of any format does; old-style text is not a format the
         // fleet layout takes.
         guard PropertyListFormat.detect(value) != .openStep else {
-            throw FleetRefusal(key: key, revision: revision, reason: "the value is not an XML or binary property list")
+            throw FleetValueError(reason: "the value is not an XML or binary property list")
         }
         let decoded: PropertyListValue
         do {
             decoded = try PropertyListValue(decodingAnyFormat: Data(value))
         } catch {
-            throw FleetRefusal(key: key, revision: revision, reason: "the value is not a valid property list: \(error)")
+            throw FleetValueError(reason: "the value is not a valid property list: \(error)")
         }
         guard case .dictionary(let values) = decoded else {
-            throw FleetRefusal(key: key, revision: revision, reason: "the value is a property list but not a dictionary")
+            throw FleetValueError(reason: "the value is a property list but not a dictionary")
         }
-        entries[fleetKey] = Entry(values: values, revision: revision)
-        return fleetKey.domain
+        return values
     }
 
     /// Applies a delete of the etcd key `key`.
@@ -163,6 +176,12 @@ package struct FleetPolicy: Sendable {
     package var managedDomains: Set<DomainName> {
         Set(entries.keys.map(\.domain))
     }
+}
+
+/// Why bytes are not a policy value.
+package struct FleetValueError: Error, Sendable, Hashable {
+    /// What is wrong, as a sentence part ("the value is …").
+    package let reason: String
 }
 
 /// An etcd value the fleet policy refused, and why: logged as a warning, with the previous

@@ -1,124 +1,34 @@
 import ArgumentParser
-import EtcdGateway
-import FleetPolicy
-import Foundation
-import JournaldLogging
-import Logging
-import Preferences
-import PreferencesService
-import ServiceLifecycle
-import UnixSignals
 
-/// `preferences-fleet`: follows fleet policy in etcd and writes this machine's managed layer
-/// (`systemd/preferences-fleet.service`).
+/// `preferences-fleet`: carries fleet policy from etcd into every machine's managed
+/// (forced) preferences, reports what each machine applied, and rolls policy out in stages.
 @main
 struct FleetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "preferences-fleet",
-        abstract: "Follow fleet policy in etcd and write it into this machine's managed (forced) preferences.",
+        abstract: "Carry fleet policy from etcd into each machine's managed preferences, and see what every machine applied.",
         discussion: """
             Keys, under the prefix (default /preferences/), each holding an XML or binary \
             property-list dictionary, one etcd key per domain and scope:
               <prefix>fleet/<domain>               every machine
               <prefix>groups/<group>/<domain>      machines started with --group <group>
               <prefix>hosts/<hostname>/<domain>    the machine with that host name
-            Per key of a domain, the host's value beats the groups' (a later --group beats an \
-            earlier one), which beat the fleet's. The merge is written to \
-            <system dir>/managed/<domain>.plist, where the system directory is \
-            $PREFERENCES_SYSTEM_DIR, else /etc/preferences: one atomic replace per etcd \
-            revision, mode 0644, owned by the user running this (root), never through a link. \
-            A domain whose keys are all deleted loses its managed file. Every running program \
-            sees the change as a change of its forced layer; `defaults explain DOMAIN KEY` names \
-            the etcd key and revision a forced value came from.
+              <prefix>rollouts/<domain>            a staged rollout (preferences-fleet rollout)
+            Each machine's follower reports at <prefix>status/<hostname>/<domain> what it \
+            applied, on an etcd lease, so a machine that stops goes silent rather than stale.
 
-            A value that is not a property-list dictionary, is larger than the size limit \
-            (1 MiB), or sits under a key whose domain is not a valid domain name is refused \
-            with a journald warning, and the key keeps its previous value. While etcd is away \
-            the files are kept as they are; the service follows again from the revision after \
-            the last one it applied, and reads the whole prefix again after a compaction.
-
-            With etcd authentication on (--user), etcd 3.4 refuses a request through its \
-            gateway that also carries a client certificate with a common name (CN): give such \
-            a certificate no CN, or use a password alone.
+            `follow` (the default) runs on every machine and writes the managed files under \
+            $PREFERENCES_SYSTEM_DIR, else /etc/preferences; the other subcommands are the \
+            administrator's.
 
             Examples:
-              preferences-fleet --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379
-              preferences-fleet --endpoints https://etcd.example:2379 --group lab --group kiosk \\
-                --cacert /etc/preferences/fleet/ca.pem --cert /etc/preferences/fleet/client.pem \\
-                --key /etc/preferences/fleet/client.key
-            """)
-
-    @Option(help: "etcd client URLs, comma-separated (http:// or https://).")
-    var endpoints: String
-    @Option(help: "The etcd key prefix of the fleet layout.")
-    var prefix = "/preferences/"
-    @Option(name: .customLong("group"), help: "A host group of this machine; repeatable, later ones stronger.")
-    var groups: [String] = []
-    @Option(help: "This machine's name in <prefix>hosts/<hostname>/ (default: the host name).")
-    var hostname: String?
-    @Option(help: "A PEM file of the certificate authorities that sign etcd's certificate.")
-    var cacert: String?
-    @Option(help: "A PEM client certificate, for etcd's --client-cert-auth.")
-    var cert: String?
-    @Option(help: "The client certificate's PEM private key.")
-    var key: String?
-    @Option(help: "An etcd user, for etcd authentication.")
-    var user: String?
-    @Option(help: "A file holding the etcd user's password (never given on the command line).")
-    var passwordFile: String?
-    @Flag(help: "Log to standard error even where journald listens (when run by hand, or by a test).")
-    var logToStandardError = false
-
-    func validate() throws {
-        guard !endpointList.isEmpty else { throw ValidationError("--endpoints names no URL") }
-        for endpoint in endpointList where !(endpoint.hasPrefix("http://") || endpoint.hasPrefix("https://")) {
-            throw ValidationError("\(endpoint) is not an http:// or https:// URL")
-        }
-        guard (cert == nil) == (key == nil) else { throw ValidationError("--cert and --key go together") }
-        guard (user == nil) == (passwordFile == nil) else { throw ValidationError("--user and --password-file go together") }
-        guard !prefix.isEmpty else { throw ValidationError("--prefix cannot be empty") }
-    }
-
-    var endpointList: [String] {
-        endpoints.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-    }
-
-    func run() async throws {
-        if logToStandardError {
-            LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
-        } else {
-            LoggingSystem.bootstrap { JournaldLogHandler.makeHandler(label: $0) }
-        }
-        let logger = Logger(label: "preferences-fleet")
-        var credentials: EtcdCredentials?
-        if let user, let passwordFile {
-            guard let password = FileManager.default.contents(atPath: passwordFile) else {
-                throw ValidationError("the password file \(passwordFile) cannot be read")
-            }
-            credentials = EtcdCredentials(
-                user: user, password: String(decoding: password, as: UTF8.self).trimmingCharacters(in: .newlines))
-        }
-        let tls = cacert != nil || cert != nil ? EtcdTLS(caFile: cacert, certificateFile: cert, keyFile: key) : nil
-        let client = try EtcdClient(
-            configuration: EtcdConfiguration(endpoints: endpointList, tls: tls, credentials: credentials), logger: logger)
-        let machine = hostname ?? ProcessInfo.processInfo.hostName
-        let files = PreferenceFiles()
-        let follower = FleetFollower(
-            source: EtcdPolicySource(client: client),
-            policy: FleetPolicy(prefix: prefix, groups: groups, hostname: machine, sizeLimit: files.configuration.sizeLimit),
-            files: files, logger: logger)
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: [.init(service: FleetService(follower: follower, notifier: SystemdNotifier(), logger: logger))],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger))
-        // The client is shut down on every path: AsyncHTTPClient wants it before it goes.
-        do {
-            try await group.run()
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
-        try await client.shutdown()
-    }
+              preferences-fleet --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379 --group lab
+              preferences-fleet template com.example.app > app-policy.plist
+              preferences-fleet check com.example.app app-policy.plist
+              preferences-fleet rollout com.example.app app-policy.plist --steps 1%,10%,100% \\
+                --max-invalid 2% --endpoints http://10.0.0.1:2379
+              preferences-fleet status com.example.app --endpoints http://10.0.0.1:2379
+            """,
+        subcommands: [FollowCommand.self],
+        defaultSubcommand: FollowCommand.self)
 }
