@@ -156,6 +156,7 @@ let package = Package(
                 // through Preferences.
                 .product(name: "JournaldLogging", package: "swift-preferences"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "DeclaredSettings", package: "swift-preferences"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
