@@ -26,10 +26,16 @@ extension EtcdClient {
     /// Responses are buffered without limit while the consumer is busy; etcd sends each
     /// change once, so a consumer that falls behind holds them in memory rather than lose them.
     package func watch(prefix: [UInt8], fromRevision: Int64) -> AsyncThrowingStream<EtcdWatchResponse, any Error> {
+        watch(from: prefix, to: Gateway.rangeEnd(ofPrefix: prefix), fromRevision: fromRevision)
+    }
+
+    /// Watches every key from `key` up to `rangeEnd` (exclusive) from revision `fromRevision`
+    /// on, as ``watch(prefix:fromRevision:)`` watches a prefix.
+    package func watch(from key: [UInt8], to rangeEnd: [UInt8], fromRevision: Int64) -> AsyncThrowingStream<EtcdWatchResponse, any Error> {
         let (stream, continuation) = AsyncThrowingStream<EtcdWatchResponse, any Error>.makeStream()
         let task = Task {
             do {
-                try await self.runWatch(prefix: prefix, fromRevision: fromRevision, into: continuation)
+                try await self.runWatch(key: key, rangeEnd: rangeEnd, fromRevision: fromRevision, into: continuation)
             } catch {
                 continuation.finish(throwing: error)
             }
@@ -46,11 +52,11 @@ extension EtcdClient {
     }
 
     private func runWatch(
-        prefix: [UInt8], fromRevision: Int64, into continuation: AsyncThrowingStream<EtcdWatchResponse, any Error>.Continuation
+        key: [UInt8], rangeEnd: [UInt8], fromRevision: Int64, into continuation: AsyncThrowingStream<EtcdWatchResponse, any Error>.Continuation
     ) async throws {
         let request = Gateway.WatchRequest(
             createRequest: .init(
-                key: Gateway.base64(prefix.isEmpty ? [0] : prefix), rangeEnd: Gateway.base64(Gateway.rangeEnd(ofPrefix: prefix)),
+                key: Gateway.base64(key.isEmpty ? [0] : key), rangeEnd: Gateway.base64(rangeEnd),
                 startRevision: String(fromRevision)))
         let body = try JSONEncoder().encode(request)
         var renewed = false

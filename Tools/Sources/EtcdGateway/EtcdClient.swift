@@ -112,6 +112,16 @@ package final class EtcdClient: Sendable {
             revision: response.header?.revision ?? 0, keyValues: try (response.kvs ?? []).map { try $0.decoded() })
     }
 
+    /// Reads every key from `key` up to `rangeEnd` (exclusive), linearizably.
+    ///
+    /// - Returns: The keys in key order, and the revision they were read at.
+    package func range(from key: [UInt8], to rangeEnd: [UInt8]) async throws -> EtcdRange {
+        let request = Gateway.RangeRequest(key: Gateway.base64(key.isEmpty ? [0] : key), rangeEnd: Gateway.base64(rangeEnd))
+        let response = try await unary("/v3/kv/range", request, as: Gateway.RangeResponse.self)
+        return EtcdRange(
+            revision: response.header?.revision ?? 0, keyValues: try (response.kvs ?? []).map { try $0.decoded() })
+    }
+
     /// Reads one key, linearizably; nil when it does not exist.
     package func get(key: [UInt8]) async throws -> EtcdKeyValue? {
         let request = Gateway.RangeRequest(key: Gateway.base64(key), rangeEnd: nil)
@@ -122,9 +132,12 @@ package final class EtcdClient: Sendable {
     /// Sets `key` to `value`.
     ///
     /// - Returns: The revision of the put.
+    /// - Parameter lease: A lease the key goes with (``grantLease(seconds:)``); nil for none.
+    /// - Throws: ``EtcdError/server(status:message:)`` with etcd's "requested lease not
+    ///   found" when the lease expired or was revoked.
     @discardableResult
-    package func put(key: [UInt8], value: [UInt8]) async throws -> Int64 {
-        let request = Gateway.PutRequest(key: Gateway.base64(key), value: Gateway.base64(value))
+    package func put(key: [UInt8], value: [UInt8], lease: EtcdLease? = nil) async throws -> Int64 {
+        let request = Gateway.PutRequest(key: Gateway.base64(key), value: Gateway.base64(value), lease: lease.map { String($0.id) })
         return try await unary("/v3/kv/put", request, as: Gateway.HeaderResponse.self).header?.revision ?? 0
     }
 
@@ -148,7 +161,7 @@ package final class EtcdClient: Sendable {
     // MARK: Requests
 
     /// Sends a unary request to the endpoints in turn and decodes the first answer.
-    private func unary<Request: Encodable, Response: Decodable>(
+    func unary<Request: Encodable, Response: Decodable>(
         _ path: String, _ request: Request, as type: Response.Type
     ) async throws -> Response {
         let body = try JSONEncoder().encode(request)

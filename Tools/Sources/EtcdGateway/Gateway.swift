@@ -19,10 +19,52 @@ enum Gateway {
         }
     }
 
-    /// `/v3/kv/put`.
+    /// `/v3/kv/put`; `lease` (an id, as a string) ties the key to a lease: it goes when the
+    /// lease does.
     struct PutRequest: Encodable {
         var key: String
         var value: String
+        var lease: String?
+    }
+
+    /// `/v3/lease/grant`: a lease of `TTL` seconds (etcd may raise it to its minimum).
+    struct LeaseGrantRequest: Encodable {
+        var ttl: String
+        enum CodingKeys: String, CodingKey { case ttl = "TTL" }
+    }
+
+    /// `/v3/lease/keepalive` and `/v3/lease/revoke`: one lease, by id.
+    struct LeaseRequest: Encodable {
+        var id: String
+        enum CodingKeys: String, CodingKey { case id = "ID" }
+    }
+
+    /// `/v3/kv/txn`: if every comparison holds, the success operations, else the failure
+    /// ones, all at one revision.
+    struct TransactionRequest: Encodable {
+        struct Compare: Encodable {
+            var key: String
+            var target: String
+            var result: String
+            var modRevision: String?
+            var createRevision: String?
+            enum CodingKeys: String, CodingKey {
+                case key, target, result
+                case modRevision = "mod_revision"
+                case createRevision = "create_revision"
+            }
+        }
+        struct Operation: Encodable {
+            var requestPut: PutRequest?
+            var requestDeleteRange: DeleteRangeRequest?
+            enum CodingKeys: String, CodingKey {
+                case requestPut = "request_put"
+                case requestDeleteRange = "request_delete_range"
+            }
+        }
+        var compare: [Compare]
+        var success: [Operation]
+        var failure: [Operation]
     }
 
     /// `/v3/kv/deleterange`, for one key.
@@ -110,6 +152,33 @@ enum Gateway {
     /// The answer to a put, a delete or a compaction: only its header is used.
     struct HeaderResponse: Decodable {
         var header: Header?
+    }
+
+    /// The answer to a lease grant, or (inside `result`) to a keep-alive: the lease's id and
+    /// the seconds it has left; a keep-alive of a lease that is gone has no `TTL` (0).
+    struct LeaseResponse: Decodable {
+        var id: Int64
+        var ttl: Int64
+        enum CodingKeys: String, CodingKey {
+            case id = "ID"
+            case ttl = "TTL"
+        }
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.int64(.id)
+            ttl = try container.int64(.ttl)
+        }
+    }
+
+    /// A keep-alive's answer: the gateway wraps a stream's message in `result`.
+    struct KeepAliveResponse: Decodable {
+        var result: LeaseResponse?
+    }
+
+    /// The answer to a transaction; `succeeded` is left out when false.
+    struct TransactionResponse: Decodable {
+        var header: Header?
+        var succeeded: Bool?
     }
 
     /// The answer to an authenticate.
@@ -202,7 +271,7 @@ enum Gateway {
 extension KeyedDecodingContainer {
     /// An int64 field: the gateway writes it as a JSON string, but a number is taken too;
     /// a missing field is 0, the value proto3 leaves out.
-    fileprivate func int64(_ key: Key) throws -> Int64 {
+    func int64(_ key: Key) throws -> Int64 {
         if let text = try? decodeIfPresent(String.self, forKey: key) {
             guard let value = Int64(text) else {
                 throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "not an int64: \(text)")
