@@ -39,6 +39,14 @@ extension PreferenceFiles {
         return try layout.managedWriter(stem: stem).replace(with: values, origin: origin)
     }
 
+    /// The path of a domain's managed file, `<system dir>/managed/<name>.plist`, whether or not
+    /// it exists; nil for a name that is not a valid domain name. For the managed layer's
+    /// writer, which reports a digest of what it wrote (`preferences-fleet`).
+    public func managedFilePath(ofDomain name: String) -> String? {
+        guard let name = try? DomainName(name) else { return nil }
+        return layout.managedFilePath(stem: DomainLocations.fileStem(ofDomain: name.rawValue))
+    }
+
     /// Where the values of a domain's managed file came from, if its writer recorded it and
     /// the file was not rewritten in place since.
     public func managedOrigin(ofDomain name: String) -> CommitOrigin? {

@@ -1,3 +1,5 @@
+import Foundation
+import DeclaredSettings
 import JournaldLogging
 package import Logging
 package import Preferences
@@ -37,6 +39,8 @@ package struct FleetFollower: Sendable {
     package let files: PreferenceFiles
     /// Where refusals, losses and resynchronisations are logged.
     package let logger: Logger
+    /// Where each domain's status goes once it is applied; nil reports nothing.
+    package var reporter: FleetStatusReporter?
     /// The first wait after a lost source; doubled up to ``maximumRetryDelay``.
     package var firstRetryDelay: Duration = .milliseconds(100)
     /// The longest wait between attempts.
@@ -103,6 +107,8 @@ package struct FleetFollower: Sendable {
         var unwritten: Set<DomainName> = []
         /// The last loss logged, so a source that stays away is logged once.
         var lastLoss: String?
+        /// The values last written to each domain's managed file, which a refused value keeps.
+        var written: [DomainName: [String: PropertyListValue]] = [:]
     }
 
     /// Reads the whole prefix and writes every domain it or the previous policy names; on the
@@ -112,13 +118,13 @@ package struct FleetFollower: Sendable {
         let snapshot = try await source.snapshot(prefix: state.policy.prefix)
         let before = state.policy.managedDomains
         for refusal in state.policy.resynchronize(with: snapshot.entries) { log(refusal) }
-        var domains = before.union(state.policy.managedDomains).union(state.unwritten)
+        var domains = before.union(state.policy.reportedDomains).union(state.unwritten)
         if state.applied == nil && before.isEmpty {
             for name in files.managedDomainNames() where files.managedOrigin(ofDomain: name)?.summary.hasPrefix(Self.originPrefix) == true {
                 if let domain = try? DomainName(name) { domains.insert(domain) }
             }
         }
-        write(domains.sorted { $0.rawValue < $1.rawValue }, policy: state.policy, unwritten: &state.unwritten)
+        write(domains.sorted { $0.rawValue < $1.rawValue }, at: snapshot.revision, state: &state)
         state.applied = snapshot.revision
         state.lastLoss = nil
         logger.info(
@@ -146,13 +152,15 @@ package struct FleetFollower: Sendable {
                         if let domain = try state.policy.put(key: change.key, value: value, revision: revision) { touched.insert(domain) }
                     } catch {
                         log(error)
+                        // The domain's status now says what was refused.
+                        if let domain = error.domain { touched.insert(domain) }
                     }
                 case .delete:
                     if let domain = state.policy.delete(key: change.key) { touched.insert(domain) }
                 }
             }
             let domains = touched.sorted { $0.rawValue < $1.rawValue }
-            write(domains, policy: state.policy, unwritten: &state.unwritten)
+            write(domains, at: revision, state: &state)
             state.applied = revision
             logger.info(
                 "fleet policy: applied revision \(revision) to \(domains.isEmpty ? "no domain" : domains.map(\.rawValue).joined(separator: ", "))",
@@ -168,23 +176,65 @@ package struct FleetFollower: Sendable {
     /// How the origin of every managed file this service writes begins.
     static let originPrefix = "fleet policy "
 
-    /// Writes each domain's managed file from `policy` (removing it when no key sets it).
-    private func write(_ domains: [DomainName], policy: FleetPolicy, unwritten: inout Set<DomainName>) {
+    /// Writes each domain's managed file from the policy (removing it when no key sets it),
+    /// keeping the previous value of any key the domain's schema refuses, and reports each
+    /// domain's status as applied at `revision`.
+    private func write(_ domains: [DomainName], at revision: Int64, state: inout State) {
         for domain in domains {
-            let values = policy.managedValues(of: domain) ?? [:]
-            let sources = policy.sources(of: domain)
-            let summary = Self.originPrefix + sources.map { "\($0.key) at revision \($0.revision)" }.joined(separator: ", ")
-            let keys = policy.keySources(of: domain).mapValues { "fleet policy \($0.key) at revision \($0.revision)" }
+            var reasons = state.policy.refusals(of: domain).map { FleetStatus.Reason(key: $0.key, reason: $0.reason) }
+            let schema: PreferenceSchema?
             do {
-                try files.replaceManagedDomain(values, named: domain.rawValue, origin: CommitOrigin(summary: summary, keys: keys))
-                unwritten.remove(domain)
+                schema = try files.schema(for: .named(domain.rawValue))
             } catch {
-                unwritten.insert(domain)
+                // A schema that cannot be read refuses nothing (as a store using it would
+                // not), and the status says it could not be used.
+                schema = nil
+                reasons.append(FleetStatus.Reason(key: "", reason: "the domain's schema cannot be used: \(error.reason)"))
+            }
+            let previous = state.written[domain] ?? managedValues(of: domain)
+            let validation = FleetValidation(policy: state.policy.managedValues(of: domain) ?? [:], schema: schema, previous: previous)
+            reasons += validation.reasons
+            if !validation.isValid {
+                logger.warning(
+                    "fleet policy: \(domain) refused \(validation.reasons.map(\.reason).joined(separator: "; ")); those keys keep their previous values",
+                    metadata: [JournalFieldName.messageID: .string(FleetLogEvent.invalid.messageID), "PREFERENCES_DOMAIN": .string(domain.rawValue)])
+            }
+            let sources = state.policy.sources(of: domain)
+            let summary = Self.originPrefix + sources.map { "\($0.key) at revision \($0.revision)" }.joined(separator: ", ")
+            let refused = Set(validation.reasons.map(\.key))
+            let keys = state.policy.keySources(of: domain).filter { !refused.contains($0.key) }
+                .mapValues { "fleet policy \($0.key) at revision \($0.revision)" }
+            do {
+                try files.replaceManagedDomain(validation.values, named: domain.rawValue, origin: CommitOrigin(summary: summary, keys: keys))
+                state.unwritten.remove(domain)
+                state.written[domain] = validation.values
+            } catch {
+                state.unwritten.insert(domain)
+                reasons.append(FleetStatus.Reason(key: "", reason: "the managed file could not be written: \(error.reason)"))
                 logger.error(
                     "fleet policy: the managed file of \(domain) could not be written: \(error); it is written again after the next change",
                     metadata: [JournalFieldName.messageID: .string(FleetLogEvent.writeFailed.messageID), "PREFERENCES_DOMAIN": .string(domain.rawValue)])
             }
+            reporter?.record(
+                FleetStatus(
+                    host: initialPolicy.hostname, domain: domain.rawValue, revision: revision, digest: managedDigest(of: domain),
+                    reasons: reasons, time: Date()))
         }
+    }
+
+    /// The values of a domain's managed file as it is now; empty when it has none or cannot
+    /// be read (the first write of this run keeps what an earlier run applied).
+    private func managedValues(of domain: DomainName) -> [String: PropertyListValue] {
+        guard let path = files.managedFilePath(ofDomain: domain.rawValue), let data = FileManager.default.contents(atPath: path),
+            case .dictionary(let values)? = try? PropertyListValue(decodingAnyFormat: data)
+        else { return [:] }
+        return values
+    }
+
+    /// The digest of a domain's managed file as written; nil when it has none.
+    private func managedDigest(of domain: DomainName) -> String? {
+        guard let path = files.managedFilePath(ofDomain: domain.rawValue), let data = FileManager.default.contents(atPath: path) else { return nil }
+        return FleetStatus.digest(of: data)
     }
 
     private func log(_ refusal: FleetRefusal) {
@@ -213,6 +263,10 @@ package enum FleetLogEvent: String, Sendable, CaseIterable {
     case unavailable
     /// A managed file could not be written (error).
     case writeFailed
+    /// A policy value broke the domain's schema on this machine and was not applied (warning).
+    case invalid
+    /// A status could not be written to etcd; it is kept and written later (warning).
+    case statusUnwritten
 
     /// The 128-bit id, as journald writes it.
     package var messageID: String {
@@ -223,6 +277,8 @@ package enum FleetLogEvent: String, Sendable, CaseIterable {
         case .resynchronizing: "66c613601f2e4709948923ff4b6a2820"
         case .unavailable: "507efe5e9ed5435b81124f20ed1ddd3b"
         case .writeFailed: "03e25b2c0caa46a2bc2d292b42bfa5c7"
+        case .invalid: "b1f0d6c2a87e4a35b9d4e0c3f5a61e72"
+        case .statusUnwritten: "6a3e9c1d07b54f28a1c6e8d2b4f09a53"
         }
     }
 }

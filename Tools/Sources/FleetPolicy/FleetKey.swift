@@ -9,6 +9,9 @@ package enum FleetScope: Sendable, Hashable, CustomStringConvertible {
     case group(String)
     /// One machine, by host name: `<prefix>hosts/<hostname>/<domain>`.
     case host(String)
+    /// A staged rollout of the fleet-wide policy, `<prefix>rollouts/<domain>` (JSON
+    /// ``FleetRollout``): in place of the fleet's value on the machines it reaches.
+    case rollout
 
     /// The scope as the key layout spells it.
     package var description: String {
@@ -16,6 +19,7 @@ package enum FleetScope: Sendable, Hashable, CustomStringConvertible {
         case .fleet: "fleet"
         case .group(let name): "groups/\(name)"
         case .host(let name): "hosts/\(name)"
+        case .rollout: "rollouts"
         }
     }
 }
@@ -52,10 +56,12 @@ package struct FleetKey: Sendable, Hashable, CustomStringConvertible {
             (scope, domainPart) = (.group(parts[1]), parts[2])
         case ("hosts", 3) where !parts[1].isEmpty:
             (scope, domainPart) = (.host(parts[1]), parts[2])
+        case ("rollouts", 2):
+            (scope, domainPart) = (.rollout, parts[1])
         default:
             throw FleetKeyError(
                 key: etcdKey,
-                reason: "not in the layout: expected \(prefix)fleet/DOMAIN, \(prefix)groups/GROUP/DOMAIN or \(prefix)hosts/HOSTNAME/DOMAIN")
+                reason: "not in the layout: expected \(prefix)fleet/DOMAIN, \(prefix)groups/GROUP/DOMAIN, \(prefix)hosts/HOSTNAME/DOMAIN or \(prefix)rollouts/DOMAIN")
         }
         do {
             domain = try DomainName(domainPart)

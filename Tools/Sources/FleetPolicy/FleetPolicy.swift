@@ -32,8 +32,14 @@ package struct FleetPolicy: Sendable {
     /// same limit as any domain file.
     package let sizeLimit: Int
 
-    /// The accepted value of each etcd key of the layout.
+    /// The accepted value of each etcd key of the layout that applies here (for a rollout,
+    /// only while it reaches this machine).
     package private(set) var entries: [FleetKey: Entry] = [:]
+    /// The last value refused for each etcd key that applies here, until the key is put with
+    /// a good value or deleted.
+    package private(set) var refusals: [FleetKey: FleetRefusal] = [:]
+    /// The domains with a rollout document, whether or not it reaches this machine.
+    package private(set) var rolloutDomains: Set<DomainName> = []
 
     /// A policy with nothing accepted yet.
     ///
@@ -59,17 +65,42 @@ package struct FleetPolicy: Sendable {
             guard let parsed = try FleetKey(etcdKey: key, prefix: prefix) else { return nil }
             fleetKey = parsed
         } catch {
-            throw FleetRefusal(key: key, revision: revision, reason: error.reason)
+            throw FleetRefusal(key: key, revision: revision, reason: error.reason, domain: nil)
         }
         guard appliesHere(fleetKey.scope) else { return nil }
-        let values: [String: PropertyListValue]
+        let values: [String: PropertyListValue]?
         do {
-            values = try Self.policyValues(decoding: value, sizeLimit: sizeLimit)
+            values = try fleetKey.scope == .rollout
+                ? rolloutValues(decoding: value) : Self.policyValues(decoding: value, sizeLimit: sizeLimit)
         } catch {
-            throw FleetRefusal(key: key, revision: revision, reason: error.reason)
+            let refusal = FleetRefusal(key: key, revision: revision, reason: error.reason, domain: fleetKey.domain)
+            refusals[fleetKey] = refusal
+            throw refusal
         }
-        entries[fleetKey] = Entry(values: values, revision: revision)
+        refusals[fleetKey] = nil
+        if fleetKey.scope == .rollout { rolloutDomains.insert(fleetKey.domain) }
+        // A rollout that does not reach this machine (or no longer runs) leaves the fleet's
+        // value in force here; the domain is still named, so the machine reports that it saw it.
+        entries[fleetKey] = values.map { Entry(values: $0, revision: revision) }
         return fleetKey.domain
+    }
+
+    /// The values a rollout document gives this machine: its policy while it runs and reaches
+    /// this machine's cohort, nil otherwise.
+    private func rolloutValues(decoding value: [UInt8]) throws(FleetValueError) -> [String: PropertyListValue]? {
+        // The policy travels in base64 inside the JSON, a third larger than the file.
+        guard value.count <= sizeLimit / 3 * 4 + 65_536 else {
+            throw FleetValueError(reason: "the rollout document is \(value.count) bytes, too large for a policy within the \(sizeLimit)-byte limit")
+        }
+        let rollout: FleetRollout
+        do {
+            rollout = try FleetJSON.decode(FleetRollout.self, from: value)
+        } catch {
+            throw FleetValueError(reason: "the rollout document is not valid JSON of a rollout: \(error)")
+        }
+        guard rollout.reaches(hostname) else { return nil }
+        guard let policy = rollout.policyBytes else { throw FleetValueError(reason: "the rollout's policy is not base64") }
+        return try Self.policyValues(decoding: policy, sizeLimit: sizeLimit)
     }
 
     /// The values a policy value sets: an XML or binary property-list dictionary of at most
@@ -104,7 +135,11 @@ package struct FleetPolicy: Sendable {
     @discardableResult
     package mutating func delete(key: String) -> DomainName? {
         guard let fleetKey = try? FleetKey(etcdKey: key, prefix: prefix), appliesHere(fleetKey.scope) else { return nil }
-        return entries.removeValue(forKey: fleetKey) == nil ? nil : fleetKey.domain
+        let removed = entries.removeValue(forKey: fleetKey) != nil
+        let wasRefused = refusals.removeValue(forKey: fleetKey) != nil
+        if fleetKey.scope == .rollout { rolloutDomains.remove(fleetKey.domain) }
+        // A rollout's end concerns every machine, reached or not: each reports that it saw it.
+        return removed || wasRefused || fleetKey.scope == .rollout ? fleetKey.domain : nil
     }
 
     /// Replaces everything with a whole read of the prefix at `revision`, after a
@@ -113,25 +148,46 @@ package struct FleetPolicy: Sendable {
     ///
     /// - Returns: The values refused.
     package mutating func resynchronize(with values: [(key: String, value: [UInt8], revision: Int64)]) -> [FleetRefusal] {
-        var refusals: [FleetRefusal] = []
+        var refused: [FleetRefusal] = []
         var kept: [FleetKey: Entry] = [:]
+        var keptRefusals: [FleetKey: FleetRefusal] = [:]
+        rolloutDomains = []
         for (key, value, revision) in values {
             do {
                 try put(key: key, value: value, revision: revision)
             } catch {
-                refusals.append(error)
+                refused.append(error)
             }
-            if let fleetKey = try? FleetKey(etcdKey: key, prefix: prefix), let entry = entries[fleetKey] {
-                kept[fleetKey] = entry
+            if let fleetKey = try? FleetKey(etcdKey: key, prefix: prefix) {
+                if let entry = entries[fleetKey] { kept[fleetKey] = entry }
+                if let refusal = refusals[fleetKey] { keptRefusals[fleetKey] = refusal }
             }
         }
         entries = kept
-        return refusals
+        refusals = keptRefusals
+        return refused
     }
 
-    /// The scopes that apply to this machine, weakest first.
+    /// The scopes that apply to this machine, weakest first (a rollout stands in for the fleet).
     package var applicableScopes: [FleetScope] {
-        [.fleet] + groups.map(FleetScope.group) + [.host(hostname)]
+        [.fleet, .rollout] + groups.map(FleetScope.group) + [.host(hostname)]
+    }
+
+    /// The accepted entries that feed `domain` here, weakest first: a rollout that reaches this
+    /// machine replaces the fleet's value rather than merging over it, so the machines it
+    /// reaches have exactly the new fleet policy.
+    private func effectiveEntries(of domain: DomainName) -> [(scope: FleetScope, entry: Entry)] {
+        let rolling = entries[FleetKey(scope: .rollout, domain: domain)] != nil
+        return applicableScopes.compactMap { scope in
+            if scope == .fleet && rolling { return nil }
+            return entries[FleetKey(scope: scope, domain: domain)].map { (scope, $0) }
+        }
+    }
+
+    /// The values refused for the keys that feed `domain` here, which keep their previous
+    /// value: what a status reports as not applied.
+    package func refusals(of domain: DomainName) -> [FleetRefusal] {
+        applicableScopes.compactMap { refusals[FleetKey(scope: $0, domain: domain)] }
     }
 
     /// Whether a key of `scope` sets policy on this machine.
@@ -140,14 +196,14 @@ package struct FleetPolicy: Sendable {
         case .fleet: true
         case .group(let name): groups.contains(name)
         case .host(let name): name == hostname
+        case .rollout: true
         }
     }
 
     /// The managed values of `domain` on this machine, nil if no applicable key holds any.
     package func managedValues(of domain: DomainName) -> [String: PropertyListValue]? {
         var merged: [String: PropertyListValue]?
-        for scope in applicableScopes {
-            guard let entry = entries[FleetKey(scope: scope, domain: domain)] else { continue }
+        for (_, entry) in effectiveEntries(of: domain) {
             merged = (merged ?? [:]).merging(entry.values) { _, stronger in stronger }
         }
         return merged
@@ -157,8 +213,7 @@ package struct FleetPolicy: Sendable {
     /// strongest scope that sets it), as ``managedValues(of:)`` merges them.
     package func keySources(of domain: DomainName) -> [String: (key: String, revision: Int64)] {
         var sources: [String: (key: String, revision: Int64)] = [:]
-        for scope in applicableScopes {
-            guard let entry = entries[FleetKey(scope: scope, domain: domain)] else { continue }
+        for (scope, entry) in effectiveEntries(of: domain) {
             for key in entry.values.keys { sources[key] = (prefix + "\(scope)/\(domain)", entry.revision) }
         }
         return sources
@@ -167,9 +222,13 @@ package struct FleetPolicy: Sendable {
     /// The etcd keys that feed `domain` on this machine and their revisions, weakest first:
     /// what `defaults explain` names as the source.
     package func sources(of domain: DomainName) -> [(key: String, revision: Int64)] {
-        applicableScopes.compactMap { scope in
-            entries[FleetKey(scope: scope, domain: domain)].map { (prefix + "\(scope)/\(domain)", $0.revision) }
-        }
+        effectiveEntries(of: domain).map { (prefix + "\($0.scope)/\(domain)", $0.entry.revision) }
+    }
+
+    /// Every domain a status is reported for: those with policy here, with a refused value,
+    /// or with a rollout (which concerns every machine, reached or not).
+    package var reportedDomains: Set<DomainName> {
+        managedDomains.union(refusals.keys.map(\.domain)).union(rolloutDomains)
     }
 
     /// Every domain some applicable key sets policy for (only such keys are kept).
@@ -193,6 +252,8 @@ package struct FleetRefusal: Error, Sendable, Hashable, CustomStringConvertible 
     package let revision: Int64
     /// What is wrong.
     package let reason: String
+    /// The domain the key feeds, nil for a key outside the layout.
+    package let domain: DomainName?
 
     /// The key, revision and reason, for a log message.
     package var description: String { "\(key) at revision \(revision): \(reason); the previous policy is kept" }

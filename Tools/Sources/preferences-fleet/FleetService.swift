@@ -46,3 +46,15 @@ private final class Readiness: Sendable {
         }
     }
 }
+
+/// The status reporter as a service of the `ServiceGroup`: puts statuses until a graceful
+/// shutdown, then revokes the lease so this host shows as silent at once.
+struct FleetStatusService: Service {
+    let reporter: FleetStatusReporter
+
+    func run() async {
+        await cancelWhenGracefulShutdown {
+            await reporter.run()
+        }
+    }
+}

@@ -52,10 +52,13 @@ struct FollowCommand: AsyncParsableCommand {
     var groups: [String] = []
     @Option(help: "This machine's name in <prefix>hosts/<hostname>/ (default: the host name).")
     var hostname: String?
+    @Option(help: "Seconds a status outlives this host's last renewal of its etcd lease: how soon a stopped host shows as silent.")
+    var statusLease: Int64 = 10
     @Flag(help: "Log to standard error even where journald listens (when run by hand, or by a test).")
     var logToStandardError = false
 
     func validate() throws {
+        guard statusLease >= 1 else { throw ValidationError("--status-lease must be at least 1 second") }
         if let hostname, !FleetLayout.isValidHostname(hostname) {
             throw ValidationError("--hostname \(hostname) cannot be a host name: it is empty, longer than 253 bytes, or holds a / or a control character")
         }
@@ -71,13 +74,23 @@ struct FollowCommand: AsyncParsableCommand {
         let client = try etcd.makeClient(logger: logger)
         let machine = hostname ?? ProcessInfo.processInfo.hostName
         let files = PreferenceFiles()
-        let follower = FleetFollower(
+        guard FleetLayout.isValidHostname(machine) else {
+            throw ValidationError("this machine's name \(machine) cannot be used in etcd keys; give --hostname")
+        }
+        let reporter = FleetStatusReporter(
+            store: EtcdStatusStore(client: client), layout: FleetLayout(prefix: etcd.prefix),
+            enrolment: FleetEnrolment(host: machine, groups: groups, started: Date()), leaseSeconds: statusLease, logger: logger)
+        var follower = FleetFollower(
             source: EtcdPolicySource(client: client),
             policy: FleetPolicy(prefix: etcd.prefix, groups: groups, hostname: machine, sizeLimit: files.configuration.sizeLimit),
             files: files, logger: logger)
+        follower.reporter = reporter
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [.init(service: FleetService(follower: follower, notifier: SystemdNotifier(), logger: logger))],
+                services: [
+                    .init(service: FleetService(follower: follower, notifier: SystemdNotifier(), logger: logger)),
+                    .init(service: FleetStatusService(reporter: reporter)),
+                ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         // The client is shut down on every path: AsyncHTTPClient wants it before it goes.
