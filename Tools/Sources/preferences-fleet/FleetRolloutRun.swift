@@ -70,7 +70,7 @@ struct FleetRolloutRun {
         rollout.updated = FleetTime.string(Date())
         let aborted = try await publish(rollout, replacing: revision)
         revision = aborted
-        FleetOutput.line("aborted rollout \(rollout.id) of \(domain) at revision \(aborted); the previous policy goes back to the \(reached.count) hosts it reached")
+        FleetOutput.line("aborted rollout \(rollout.id) of \(domain) at revision \(aborted); the previous policy goes back to the \(Self.hosts(reached.count)) it reached")
         try await awaitReturn(of: reached, at: aborted, within: rollout.stepTimeout)
         return 0
     }
@@ -130,7 +130,7 @@ struct FleetRolloutRun {
             "stopped rollout \(rollout.id) of \(domain) at step \(rollout.step + 1) of \(rollout.steps.count) (revision \(stopped)): "
                 + "\(verdict.failures.count) of \(verdict.reached.count) reached hosts failed, more than --max-invalid \(Double(rollout.maxInvalid) / 100)%:")
         for failure in verdict.failures { FleetOutput.line("  \(failure.host): \(failure.reason)") }
-        FleetOutput.line("the previous policy (\(layout.fleetKey(domain))) goes back to the \(verdict.reached.count) hosts it reached")
+        FleetOutput.line("the previous policy (\(layout.fleetKey(domain))) goes back to the \(Self.hosts(verdict.reached.count)) it reached")
         try await awaitReturn(of: verdict.reached, at: stopped, within: rollout.stepTimeout)
         return 1
     }
@@ -158,6 +158,11 @@ struct FleetRolloutRun {
             "rollout \(rollout.id) of \(domain): step \(rollout.step + 1) of \(rollout.steps.count) (\(Double(rollout.steps[rollout.step]) / 100)%) "
                 + "reaches \(reached.count) of \(enrolled.count) hosts at revision \(revision)"
                 + (reached.count <= 10 ? ": " + reached.joined(separator: ", ") : ""))
+    }
+
+    /// "1 host", "3 hosts".
+    private static func hosts(_ count: Int) -> String {
+        count == 1 ? "1 host" : "\(count) hosts"
     }
 
     private static func list(_ failures: [FleetRollout.Failure]) -> String {
