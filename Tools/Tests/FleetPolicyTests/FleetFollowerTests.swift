@@ -135,4 +135,84 @@ struct FleetFollowerTests {
         #expect(Self.managed(home, "com.example.ours") == nil)
         #expect(Self.managed(home, "com.example.admin") == ["k": 1])
     }
+
+    /// A status store that keeps what it is given (the real one is etcd: FleetLoopProofTests).
+    final class RecordingStore: FleetStatusStore {
+        let statuses = Mutex<[String: FleetStatus]>([:])
+        func grantLease(seconds: Int64) async throws -> Int64 { 1 }
+        func keepAlive(lease: Int64) async throws -> Bool { true }
+        func put(key: String, value: [UInt8], lease: Int64?) async throws {
+            guard let status = try? FleetJSON.decode(FleetStatus.self, from: value) else { return }
+            statuses.withLock { $0[key] = status }
+        }
+        func revoke(lease: Int64) async throws {}
+    }
+
+    /// Runs the follower over `source` with a reporter, and returns the status it last
+    /// reported for `domain` once that status is at `revision`.
+    func status(after source: ScriptedSource, home: PrivatePreferencesHome, domain: String, revision: Int64) async throws -> FleetStatus {
+        let store = RecordingStore()
+        let reporter = FleetStatusReporter(
+            store: store, layout: FleetLayout(), enrolment: FleetEnrolment(host: "h", groups: [], started: Date()), leaseSeconds: 10,
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let reporting = Task { await reporter.run() }
+        defer { reporting.cancel() }
+        let files = PreferenceFiles(configuration: PreferenceStore.Configuration(environment: home.environment))
+        var follower = FleetFollower(
+            source: source, policy: FleetPolicy(hostname: "h"), files: files, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        follower.firstRetryDelay = .milliseconds(1)
+        follower.reporter = reporter
+        await follower.run()
+        let key = FleetLayout().statusKey(host: "h", domain: try DomainName(domain))
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if let status = store.statuses.withLock({ $0[key] }), status.revision == revision { return status }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw CancellationError()
+    }
+
+    @Test("the status names what was refused (an unusable etcd value, a value the schema refuses) and the digest of what was written")
+    func statusSaysWhatWasApplied() async throws {
+        let home = try PrivatePreferencesHome()
+        try FileManager.default.createDirectory(atPath: home.schemaDirectory, withIntermediateDirectories: true)
+        try Data(
+            """
+            <?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>Keys</key><dict>
+            <key>n</key><dict><key>Type</key><string>integer</string><key>Maximum</key><integer>100</integer></dict>
+            </dict></dict></plist>
+            """.utf8
+        ).write(to: URL(fileURLWithPath: home.schemaDirectory + "/com.example.a.plist"))
+        let a = "/preferences/fleet/com.example.a"
+
+        // A value that is not a property list: refused, named by its etcd key; the file keeps n = 1.
+        let garbage = ScriptedSource(
+            snapshots: [FleetSnapshot(revision: 1, entries: [(a, Self.plist(["n": 1]), 1)])],
+            streams: [([[FleetChange(key: a, kind: .put(Array("junk".utf8)), revision: 2)]], CancellationError())])
+        let refused = try await status(after: garbage, home: home, domain: "com.example.a", revision: 2)
+        #expect(!refused.valid)
+        #expect(refused.reasons.map(\.key) == [a])
+        #expect(refused.reasons.first?.reason.contains("not an XML or binary property list") == true)
+        #expect(Self.managed(home, "com.example.a") == ["n": 1])
+
+        // A value over the schema's maximum: refused by key, in defaults' words; n keeps 1.
+        let tooLarge = ScriptedSource(
+            snapshots: [FleetSnapshot(revision: 3, entries: [(a, Self.plist(["n": 1, "m": 2]), 3)])],
+            streams: [([[Self.put(a, ["n": 120, "m": 3], at: 4)]], CancellationError())])
+        let invalid = try await status(after: tooLarge, home: home, domain: "com.example.a", revision: 4)
+        #expect(!invalid.valid)
+        #expect(invalid.reasons.map(\.key) == ["n"])
+        #expect(invalid.reasons.first?.reason.hasPrefix("n ") == true && invalid.reasons.first?.reason.hasSuffix(", not 120") == true)
+        #expect(Self.managed(home, "com.example.a") == ["n": 1, "m": 3])
+
+        // A good value: valid, and the digest is the managed file's.
+        let good = ScriptedSource(
+            snapshots: [FleetSnapshot(revision: 5, entries: [(a, Self.plist(["n": 7]), 5)])], streams: [([], CancellationError())])
+        let applied = try await status(after: good, home: home, domain: "com.example.a", revision: 5)
+        #expect(applied.valid && applied.reasons.isEmpty)
+        let bytes = try #require(FileManager.default.contents(atPath: home.systemDirectory + "/managed/com.example.a.plist"))
+        #expect(applied.digest == FleetStatus.digest(of: bytes))
+        #expect(applied.host == "h" && applied.domain == "com.example.a")
+    }
 }
+
