@@ -82,27 +82,41 @@ struct RolloutCommand: AsyncParsableCommand {
         let name = try DomainName(domain)
         let client = try etcd.makeClient(logger: logger)
         let code: Int32 = try await client.using { client in
-            let rollout = FleetRolloutRun(client: client, layout: FleetLayout(prefix: etcd.prefix), domain: name)
-            if abort { return try await rollout.abort() }
-            if resume { return try await rollout.resume() }
-            let bytes: [UInt8]
-            if let file, let data = FileManager.default.contents(atPath: file) {
-                bytes = Array(data)
-            } else {
-                FleetOutput.error("the policy file \(file ?? "") cannot be read")
+            do {
+                return try await run(with: client, domain: name)
+            } catch let conflict as FleetRolloutRun.Conflict {
+                FleetOutput.error("\(conflict)")
+                return 2
+            } catch let error as EtcdError {
+                // Exit status 1 means "stopped by hosts"; an etcd that cannot be used is not that.
+                FleetOutput.error("\(error); the rollout document says where it stands (preferences-fleet status, or --resume)")
                 return 2
             }
-            do throws(FleetValueError) {
-                _ = try FleetPolicy.policyValues(decoding: bytes, sizeLimit: PreferenceFiles().configuration.sizeLimit)
-            } catch {
-                FleetOutput.error("\(file ?? ""): \(error.reason); nothing was rolled out")
-                return 2
-            }
-            return try await rollout.start(
-                policy: bytes, steps: try FleetRolloutPlan.steps(steps), maxInvalid: FleetRolloutPlan.basisPoints(maxInvalid) ?? 0,
-                stepTimeout: stepTimeout)
         }
         if code != 0 { throw ExitCode(code) }
+    }
+
+    /// Starts, resumes or aborts; returns the exit status.
+    private func run(with client: EtcdClient, domain name: DomainName) async throws -> Int32 {
+        let rollout = FleetRolloutRun(client: client, layout: FleetLayout(prefix: etcd.prefix), domain: name)
+        if abort { return try await rollout.abort() }
+        if resume { return try await rollout.resume() }
+        let bytes: [UInt8]
+        if let file, let data = FileManager.default.contents(atPath: file) {
+            bytes = Array(data)
+        } else {
+            FleetOutput.error("the policy file \(file ?? "") cannot be read")
+            return 2
+        }
+        do throws(FleetValueError) {
+            _ = try FleetPolicy.policyValues(decoding: bytes, sizeLimit: PreferenceFiles().configuration.sizeLimit)
+        } catch {
+            FleetOutput.error("\(file ?? ""): \(error.reason); nothing was rolled out")
+            return 2
+        }
+        return try await rollout.start(
+            policy: bytes, steps: try FleetRolloutPlan.steps(steps), maxInvalid: FleetRolloutPlan.basisPoints(maxInvalid) ?? 0,
+            stepTimeout: stepTimeout)
     }
 }
 
