@@ -90,8 +90,13 @@ described=$(env -i PATH=/usr/bin:/bin HOME="$home" PREFERENCES_HOME="$home/prefe
 grep -qF "(schema $schema)" <<<"$described" || fail "defaults describe does not name $schema: $described"
 # The fleet service's contract is in its --help and its man page.
 fleet_help=$("$prefix/bin/preferences-fleet" --help) || fail "preferences-fleet --help failed"
-for word in '--endpoints' '--prefix' '--group' 'fleet/<domain>' 'groups/<group>/<domain>' 'hosts/<hostname>/<domain>' 'PREFERENCES_SYSTEM_DIR' 'Examples:'; do
+for word in '--endpoints' 'fleet/<domain>' 'groups/<group>/<domain>' 'hosts/<hostname>/<domain>' 'PREFERENCES_SYSTEM_DIR' 'Examples:'; do
     grep -qF -- "$word" <<<"$fleet_help" || fail "preferences-fleet --help does not mention $word"
+done
+# The follower's options are the follow subcommand's (the default), so its help lists them.
+follow_help=$("$prefix/bin/preferences-fleet" follow --help) || fail "preferences-fleet follow --help failed"
+for word in '--endpoints' '--prefix' '--group' 'PREFERENCES_SYSTEM_DIR' 'Examples:'; do
+    grep -qF -- "$word" <<<"$follow_help" || fail "preferences-fleet follow --help does not mention $word"
 done
 fleet_page=$prefix/share/man/man1/preferences-fleet.1
 rendered=$(MANWIDTH=100 man -l "$fleet_page" 2>"$work/man.err") || { cat "$work/man.err" >&2; fail "man -l $fleet_page failed"; }
