@@ -180,6 +180,9 @@ let package = Package(
             dependencies: [
                 "FleetPolicy", "EtcdGateway",
                 .product(name: "Preferences", package: "swift-preferences"),
+                // template and check read schemas and write property lists themselves.
+                .product(name: "DeclaredSettings", package: "swift-preferences"),
+                .product(name: "PropertyList", package: "swift-preferences"),
                 .product(name: "PreferencesService", package: "swift-preferences"),
                 .product(name: "JournaldLogging", package: "swift-preferences"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -240,6 +243,8 @@ let package = Package(
             dependencies: [
                 "FleetPolicy", "EtcdGateway", "preferences-fleet", "defaults", "TestSupport", "EtcdTestSupport",
                 .product(name: "Preferences", package: "swift-preferences"),
+                // The schema check tests compare with FleetValidation over the same schema.
+                .product(name: "DeclaredSettings", package: "swift-preferences"),
                 .product(name: "PropertyList", package: "swift-preferences"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

@@ -90,13 +90,27 @@ described=$(env -i PATH=/usr/bin:/bin HOME="$home" PREFERENCES_HOME="$home/prefe
 grep -qF "(schema $schema)" <<<"$described" || fail "defaults describe does not name $schema: $described"
 # The fleet service's contract is in its --help and its man page.
 fleet_help=$("$prefix/bin/preferences-fleet" --help) || fail "preferences-fleet --help failed"
-for word in '--endpoints' '--prefix' '--group' 'fleet/<domain>' 'groups/<group>/<domain>' 'hosts/<hostname>/<domain>' 'PREFERENCES_SYSTEM_DIR' 'Examples:'; do
+for word in '--endpoints' 'fleet/<domain>' 'groups/<group>/<domain>' 'hosts/<hostname>/<domain>' 'PREFERENCES_SYSTEM_DIR' 'Examples:'; do
     grep -qF -- "$word" <<<"$fleet_help" || fail "preferences-fleet --help does not mention $word"
+done
+# The follower's options are the follow subcommand's (the default), so its help lists them.
+follow_help=$("$prefix/bin/preferences-fleet" follow --help) || fail "preferences-fleet follow --help failed"
+for word in '--endpoints' '--prefix' '--group' 'PREFERENCES_SYSTEM_DIR' 'Examples:'; do
+    grep -qF -- "$word" <<<"$follow_help" || fail "preferences-fleet follow --help does not mention $word"
 done
 fleet_page=$prefix/share/man/man1/preferences-fleet.1
 rendered=$(MANWIDTH=100 man -l "$fleet_page" 2>"$work/man.err") || { cat "$work/man.err" >&2; fail "man -l $fleet_page failed"; }
 [[ ! -s $work/man.err ]] || fail "man -l $fleet_page warned: $(cat "$work/man.err")"
 grep -q 'hosts/<hostname>/<domain>' <<<"$rendered" || fail "the preferences-fleet man page does not give the key layout"
+# The administrator's template and check: each with its own help, examples and the --schema
+# escape for a machine without the schema installed, and each in the man page.
+for subcommand in template check; do
+    sub_help=$("$prefix/bin/preferences-fleet" "$subcommand" --help) || fail "preferences-fleet $subcommand --help failed"
+    for word in 'Examples:' "preferences-fleet $subcommand com.example.app" '--schema' 'PREFERENCES_SCHEMA_PATH'; do
+        grep -qF -- "$word" <<<"$sub_help" || fail "preferences-fleet $subcommand --help does not mention $word"
+    done
+    grep -qF "preferences-fleet $subcommand com.example.app" <<<"$rendered" || fail "the preferences-fleet man page has no example of $subcommand"
+done
 
 # The man page: man renders it, with its NAME section, every verb and their examples.
 page=$prefix/share/man/man1/defaults.1
