@@ -214,5 +214,39 @@ struct FleetFollowerTests {
         #expect(applied.digest == FleetStatus.digest(of: bytes))
         #expect(applied.host == "h" && applied.domain == "com.example.a")
     }
+
+    /// A status store whose every call hangs until cancelled: an etcd that accepts the
+    /// connection and never answers.
+    final class HangingStore: FleetStatusStore {
+        func hang() async throws -> Never {
+            while true { try await Task.sleep(for: .seconds(3600)) }
+        }
+        func grantLease(seconds: Int64) async throws -> Int64 { try await hang() }
+        func keepAlive(lease: Int64) async throws -> Bool { try await hang() }
+        func put(key: String, value: [UInt8], lease: Int64?) async throws { try await hang() }
+        func revoke(lease: Int64) async throws { try await hang() }
+    }
+
+    @Test("a status store that never answers does not hold up applying policy")
+    func statusNeverDelaysApplying() async throws {
+        let home = try PrivatePreferencesHome()
+        let reporter = FleetStatusReporter(
+            store: HangingStore(), layout: FleetLayout(), enrolment: FleetEnrolment(host: "h", groups: [], started: Date()),
+            leaseSeconds: 10, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let reporting = Task { await reporter.run() }
+        defer { reporting.cancel() }
+        let a = "/preferences/fleet/com.example.a"
+        let source = ScriptedSource(
+            snapshots: [FleetSnapshot(revision: 1, entries: [(a, Self.plist(["n": 1]), 1)])],
+            streams: [((2...20).map { [Self.put(a, ["n": $0], at: Int64($0))] }, CancellationError())])
+        let files = PreferenceFiles(configuration: PreferenceStore.Configuration(environment: home.environment))
+        var follower = FleetFollower(
+            source: source, policy: FleetPolicy(hostname: "h"), files: files, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        follower.reporter = reporter
+        await follower.run()
+        // Every revision applied while no status could be written; the newest waits.
+        #expect(Self.managed(home, "com.example.a") == ["n": 20])
+        #expect(reporter.unwrittenCount == 1)
+    }
 }
 

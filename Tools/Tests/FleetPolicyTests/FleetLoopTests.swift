@@ -202,6 +202,8 @@ struct FleetLoopTests {
         }
 
         func revoke(lease: Int64) async throws {
+            // As an HTTP client does: a cancelled task's request is never sent.
+            try Task.checkCancellation()
             state.withLock { state in
                 state.leases.remove(lease)
                 state.keys = state.keys.filter { $0.value.lease != lease }

@@ -76,13 +76,17 @@ package final class FleetStatusReporter: Sendable {
             await group.waitForAll()
         }
         if let lease = state.withLock({ $0.lease }) {
-            // Bounded: a store that is away must not hold up the service's shutdown.
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { try? await self.store.revoke(lease: lease) }
-                group.addTask { try? await Task.sleep(for: .seconds(2)) }
-                await group.next()
-                group.cancelAll()
+            // In a task of its own: this one is cancelled, and a cancelled request is not
+            // sent. Bounded: a store that is away must not hold up the service's shutdown.
+            let revoking = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { try? await self.store.revoke(lease: lease) }
+                    group.addTask { try? await Task.sleep(for: .seconds(2)) }
+                    await group.next()
+                    group.cancelAll()
+                }
             }
+            await revoking.value
         }
     }
 
