@@ -30,9 +30,9 @@ What it does:
   After each verified put, a random pause of 20 to 50 ms. The first 5 puts are not counted
   (the followers' first whole read and first files).
 
-Prints a Markdown block (a table, the load average, etcd's version, the set-up) to standard
-output; --samples FILE also writes the raw samples (`verified-us`, `first-status-us`,
-`applied-ms`, `response-us` lines). Every process it started is killed, and its directory
+Prints a Markdown block (a table; the load average at its start, before the puts and after them;
+etcd's version; the set-up) to standard output; --samples FILE also writes the raw samples
+(`verified-us`, `first-status-us`, `applied-ms`, `response-us` lines). Every process it started is killed, and its directory
 removed (unless --keep), however it ends; each child also gets SIGKILL if this process dies
 (PR_SET_PDEATHSIG), and its pid is appended to $FLEET_LOOP_PIDS when set, for the shell's trap;
 $FLEET_LOOP_TMPDIR, when set, is where its directory is made.
@@ -484,6 +484,7 @@ def parse_options(arguments):
 def main():
     global work_directory, keep_directory
     options = parse_options(sys.argv[1:])
+    load_at_start = load_average()
     keep_directory = options["keep"]
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, on_signal)
@@ -634,12 +635,12 @@ def main():
 
 %s
 
-Load average (1, 5, 15 min): %s before the puts, %s after them. %s, 3 members on loopback, heartbeat 50 ms, \
+Load average (1, 5, 15 min): %s before etcd and the followers started, %s before the puts, %s after them. %s, 3 members on loopback, heartbeat 50 ms, \
 election timeout 500 ms; %d `preferences-fleet follow` processes%s on the same machine (%d CPUs), status lease %d s, \
 each with its own system directory; `%s`; one put at a time through the JSON gateway of one member, the statuses watched \
 through another's; gaps of 20 to 50 ms between puts; %d untimed warm-up puts; %d status events seen, %d status deletions.
 """ % (
-        "\n".join(lines), load_before, load_after, etcd_version, count, refusing_text, os.cpu_count(), options["lease"],
+        "\n".join(lines), load_at_start, load_before, load_after, etcd_version, count, refusing_text, os.cpu_count(), options["lease"],
         options["binary"], WARM_UP, events, deletes,
     )
     sys.stdout.write(block)
