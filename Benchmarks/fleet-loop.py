@@ -618,9 +618,9 @@ def main():
         )
     else:
         verified_note = "every host's status at the put's revision or later, valid, one digest on all hosts; seen through one watch on the status prefix"
-    title = "etcd put → verified status of all %d hosts" % count
+    title = "etcd put → verified status of all %d hosts" % count if count > 1 else "etcd put → verified status of all 1 host"
     lines = [
-        "| preferences-fleet, %d followers, ms | p50 | p90 | p99 | max | n | |" % count,
+        "| preferences-fleet, %d follower%s, ms | p50 | p90 | p99 | max | n | |" % (count, "s" if count > 1 else ""),
         "|---|---:|---:|---:|---:|---:|---|",
         row(title, samples["verified"], 1000, verified_note),
         row("etcd put → first host's status seen", samples["first"], 1000, "the fastest host's status event through the same watch"),
@@ -636,11 +636,11 @@ def main():
 %s
 
 Load average (1, 5, 15 min): %s before etcd and the followers started, %s before the puts, %s after them. %s, 3 members on loopback, heartbeat 50 ms, \
-election timeout 500 ms; %d `preferences-fleet follow` processes%s on the same machine (%d CPUs), status lease %d s, \
+election timeout 500 ms; %d `preferences-fleet follow` process%s%s on the same machine (%d CPUs), status lease %d s, \
 each with its own system directory; `%s`; one put at a time through the JSON gateway of one member, the statuses watched \
 through another's; gaps of 20 to 50 ms between puts; %d untimed warm-up puts; %d status events seen, %d status deletions.
 """ % (
-        "\n".join(lines), load_at_start, load_before, load_after, etcd_version, count, refusing_text, os.cpu_count(), options["lease"],
+        "\n".join(lines), load_at_start, load_before, load_after, etcd_version, count, "es" if count > 1 else "", refusing_text, os.cpu_count(), options["lease"],
         options["binary"], WARM_UP, events, deletes,
     )
     sys.stdout.write(block)
