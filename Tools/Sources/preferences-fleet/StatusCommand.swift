@@ -36,8 +36,12 @@ struct StatusCommand: AsyncParsableCommand {
             --wait REVISION polls (every 150 ms) until every live host of the domain (or of every \
             domain) has reported REVISION: its status's revision is at least REVISION, or it is \
             current and the newest change that concerns it is older (the change did not concern \
-            it). Silent hosts are not waited for, since no status will come from them, but they \
-            are listed. Use the revision etcd gave the put (etcdctl put -w json).
+            it). A silent host that reports other domains (its lease is alive) is waited for \
+            too: the domain is new to it. Other silent hosts are not waited for, since no status \
+            will come from a dead host, but they are listed; a host that reports no domain at \
+            all cannot be told from a dead one. With no live host at all, nothing has reported \
+            and the wait goes on to its timeout. Use the revision etcd gave the put \
+            (etcdctl put -w json).
 
             --json prints the report as one JSON object, keys sorted; a field whose value is not \
             known (the revision of a silent host) is left out:
@@ -45,7 +49,8 @@ struct StatusCommand: AsyncParsableCommand {
               domains [{domain, newestRevision,
                         live, current, behind, invalid, silent, unreadable,
                         hosts [{host, state, revision, expected, valid, since,
-                                digest, reasons [{key, reason}], problem}]}],
+                                digest, reasons [{key, reason}], problem,
+                                reportsElsewhere}]}],
               wait, with --wait: {revision, reached, live,
                         outcome (reported, invalid or pending),
                         pending, invalid, silent [{host, domain, state,

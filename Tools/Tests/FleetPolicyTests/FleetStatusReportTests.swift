@@ -228,6 +228,37 @@ struct FleetStatusReportTests {
         #expect(garbled.outcome == .pending && garbled.pending.map(\.host) == ["b"] && garbled.pending[0].state == .unreadable)
     }
 
+    @Test("a silent host that reports other domains is alive: it is waited for, not passed over")
+    func waitSilentButAlive() throws {
+        let other = "com.example.other"
+        let entries = [
+            Self.policy("fleet/\(Self.app)", 10), Self.policy("fleet/\(other)", 5),
+            try Self.enrolment("new"), try Self.enrolment("gone"), try Self.enrolment("a"),
+            try Self.status("a", revision: 10), try Self.status("new", other, revision: 5),
+        ]
+        let report = Self.report(entries, domain: Self.app)
+        let rows = try #require(report[domain: Self.app]).hosts
+        #expect(rows.map(\.host) == ["a", "gone", "new"] && rows.map(\.state) == [.current, .silent, .silent])
+        #expect(rows.map(\.reportsElsewhere) == [nil, false, true])
+        #expect(report.text.contains("  new   silent           no status yet, though it reports other domains; should be at 10"))
+        let verdict = report.verdict(waitingFor: 10)
+        #expect(verdict.outcome == .pending && verdict.live == 2)
+        #expect(verdict.pending.map(\.host) == ["new"] && verdict.silent.map(\.host) == ["gone"])
+        #expect(verdict.text(timedOut: true).contains("  new (\(Self.app)): no status yet, though it reports other domains"))
+        // Once it reports, the wait is over; the dead host stays listed.
+        let after = Self.report(entries + [try Self.status("new", revision: 10)], domain: Self.app).verdict(waitingFor: 10)
+        #expect(after.outcome == .reported && after.silent.map(\.host) == ["gone"])
+    }
+
+    @Test("with no live host, nothing has reported: pending, not passed by everyone")
+    func waitNobody() throws {
+        let empty = Self.report([Self.policy("fleet/\(Self.app)", 10)]).verdict(waitingFor: 10)
+        #expect(empty.outcome == .pending && empty.live == 0 && empty.pending.isEmpty)
+        #expect(empty.text(timedOut: true).hasPrefix("no live host reports the domain before the timeout"))
+        let dead = Self.report([Self.policy("fleet/\(Self.app)", 10), try Self.enrolment("gone")]).verdict(waitingFor: 10)
+        #expect(dead.outcome == .pending && dead.silent.map(\.host) == ["gone"])
+    }
+
     @Test("a revision etcd has not reached is pending for everyone, not reported by everyone")
     func waitFuture() throws {
         let verdict = Self.report([Self.policy("fleet/\(Self.app)", 10), try Self.status("a", revision: 10)], revision: 20)
@@ -268,6 +299,7 @@ struct FleetStatusReportTests {
         #expect(Set(hosts[0].keys) == ["host", "state", "revision", "expected", "valid", "since", "digest", "reasons"])
         #expect(hosts.map { $0["state"] as? String } == ["current", "unreadable", "silent"])
         #expect(Set(hosts[1].keys) == ["host", "state", "expected", "reasons", "problem"])
+        #expect(Set(hosts[2].keys) == ["host", "state", "expected", "reasons", "reportsElsewhere"])
         let verdict = try #require(
             try JSONSerialization.jsonObject(with: Data(FleetJSON.encode(report.verdict(waitingFor: 10)))) as? [String: Any])
         #expect(Set(verdict.keys) == ["revision", "outcome", "reached", "live", "pending", "invalid", "silent"])

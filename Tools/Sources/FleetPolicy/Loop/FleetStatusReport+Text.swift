@@ -49,7 +49,10 @@ extension FleetStatusReport {
         switch row.state {
         case .silent:
             words = "silent"
-            place = "no status (its lease expired, or it never reported); should be at \(row.expected ?? 0)"
+            place =
+                row.reportsElsewhere == true
+                ? "no status yet, though it reports other domains; should be at \(row.expected ?? 0)"
+                : "no status (its lease expired, or it never reported); should be at \(row.expected ?? 0)"
         case .unreadable:
             words = "unreadable"
             place = row.problem ?? ""
@@ -110,12 +113,18 @@ extension FleetWaitVerdict {
             lines.append("every live host (\(live)) reported revision \(revision); \(invalid.count) refused values")
         case .pending where !reached:
             lines.append("etcd has not reached revision \(revision)\(timedOut ? " before the timeout" : "")")
+        case .pending where live == 0:
+            lines.append("no live host reports the domain\(timedOut ? " before the timeout" : ""): none has reported revision \(revision)")
         case .pending:
             lines.append(
                 "\(pending.count) of \(live) live \(live == 1 ? "host has" : "hosts have") not reported revision \(revision)\(timedOut ? " before the timeout" : ""):")
             for host in pending {
                 let place =
-                    host.state == .unreadable ? "its status cannot be read: \(host.problem ?? "")" : "at \(host.revision ?? 0), \(host.state.rawValue)"
+                    switch host.state {
+                    case .unreadable: "its status cannot be read: \(host.problem ?? "")"
+                    case .silent: "no status yet, though it reports other domains"
+                    case .current, .behind: "at \(host.revision ?? 0), \(host.state.rawValue)"
+                    }
                 lines.append("  \(host.host) (\(host.domain)): \(place)")
             }
         }

@@ -61,11 +61,14 @@ package struct FleetStatusReport: Codable, Sendable, Hashable {
         package var reasons: [FleetStatus.Reason]
         /// Why its status could not be read; nil otherwise.
         package var problem: String?
+        /// For a silent host: whether it has a status for another domain, so its lease is
+        /// alive and it is only late with this one (a domain new to it); nil otherwise.
+        package var reportsElsewhere: Bool?
 
         /// Creates a row.
         package init(
             host: String, state: State, revision: Int64? = nil, expected: Int64? = nil, valid: Bool? = nil, since: String? = nil,
-            digest: String? = nil, reasons: [FleetStatus.Reason] = [], problem: String? = nil
+            digest: String? = nil, reasons: [FleetStatus.Reason] = [], problem: String? = nil, reportsElsewhere: Bool? = nil
         ) {
             self.host = host
             self.state = state
@@ -76,6 +79,7 @@ package struct FleetStatusReport: Codable, Sendable, Hashable {
             self.digest = digest
             self.reasons = reasons
             self.problem = problem
+            self.reportsElsewhere = reportsElsewhere
         }
 
         /// Whether it refused values (``valid`` is false).
@@ -178,6 +182,8 @@ package struct FleetStatusReport: Codable, Sendable, Hashable {
         var policy: [String: Revisions] = [:]
         var groupsOf: [String: [String]] = [:]
         var reported: [String: [String: Reported]] = [:]
+        // Hosts with a status key of any domain: their lease is alive.
+        var alive: Set<String> = []
         var unreadable: [Unreadable] = []
         for entry in entries {
             if entry.key.hasPrefix(layout.statusPrefix) {
@@ -186,6 +192,7 @@ package struct FleetStatusReport: Codable, Sendable, Hashable {
                     continue
                 }
                 if let domain {
+                    alive.insert(host)
                     let name = domain.description
                     if let only, name != only { continue }
                     do {
@@ -204,12 +211,15 @@ package struct FleetStatusReport: Codable, Sendable, Hashable {
                         unreadable.append(Unreadable(key: entry.key, reason: "not an enrolment: \(Self.describe(error))"))
                     }
                 }
-            } else if let (scope, domain) = Self.policyKey(entry.key, layout: layout) {
+            } else if let key = try? FleetKey(etcdKey: entry.key, prefix: layout.prefix) {
+                // As the followers read it, so a key they refuse (no valid domain) concerns no host.
+                let domain = key.domain.description
                 if let only, domain != only { continue }
                 var revisions = policy[domain, default: Revisions()]
                 revisions.note(entry.revision)
-                switch scope {
-                case .fleet: revisions.everyone = max(revisions.everyone ?? entry.revision, entry.revision)
+                switch key.scope {
+                // A rollout's document changes every host's merge, as the fleet's key does.
+                case .fleet, .rollout: revisions.everyone = max(revisions.everyone ?? entry.revision, entry.revision)
                 case .group(let group): revisions.groups[group] = entry.revision
                 case .host(let host): revisions.hosts[host] = entry.revision
                 }
@@ -239,7 +249,7 @@ package struct FleetStatusReport: Codable, Sendable, Hashable {
             }
             for (host, groups) in groupsOf where statuses[host] == nil {
                 guard let expected = revisions.expected(host: host, groups: groups) else { continue }
-                rows.append(Host(host: host, state: .silent, expected: expected))
+                rows.append(Host(host: host, state: .silent, expected: expected, reportsElsewhere: alive.contains(host)))
             }
             rows.sort { $0.host < $1.host }
             let count = { (state: State) in rows.count { $0.state == state } }
@@ -252,24 +262,6 @@ package struct FleetStatusReport: Codable, Sendable, Hashable {
         time = FleetTime.string(now)
         enrolled = groupsOf.count
         self.unreadable = unreadable.sorted { $0.key < $1.key }
-    }
-
-    /// Where a policy key applies (rollouts apply to every host, as the fleet's key does) and
-    /// its domain; nil for a key that is not a policy key of the layout or names no valid domain.
-    private static func policyKey(_ key: String, layout: FleetLayout) -> (scope: FleetScope, domain: String)? {
-        guard key.hasPrefix(layout.prefix) else { return nil }
-        let parts = key.dropFirst(layout.prefix.count).split(separator: "/", omittingEmptySubsequences: false)
-        let scope: FleetScope
-        let domain: Substring
-        switch (parts.first, parts.count) {
-        case ("fleet", 2), ("rollouts", 2): (scope, domain) = (.fleet, parts[1])
-        case ("groups", 3) where !parts[1].isEmpty: (scope, domain) = (.group(String(parts[1])), parts[2])
-        case ("hosts", 3) where !parts[1].isEmpty: (scope, domain) = (.host(String(parts[1])), parts[2])
-        default: return nil
-        }
-        // The followers refuse a key whose domain is not a domain name, so it concerns no host.
-        guard let name = try? DomainName(String(domain)) else { return nil }
-        return (scope, name.description)
     }
 
     /// A decoding error in a line: JSONDecoder's descriptions run to several.

@@ -4,9 +4,11 @@
 /// A live host (one with a status) has **reported** the change at `REVISION` when its status's
 /// revision is at least `REVISION`, or when it is current and the newest change that concerns
 /// it is older than `REVISION` (the change did not concern it: another group's or host's key,
-/// another domain). A host with an unreadable status has not reported. Silent hosts are not
-/// waited for (their lease is gone; no status will come) but are listed, so their silence is
-/// never taken for success.
+/// another domain). A host with an unreadable status has not reported. A silent host whose
+/// lease is alive (it has a status for another domain) is late, not gone: it has not reported
+/// either. Other silent hosts are not waited for (their lease is gone, or they never reported
+/// at all; no status will come from a dead one) but are listed, so their silence is never
+/// taken for success. With no live host at all, nothing has reported: the wait goes on.
 package struct FleetWaitVerdict: Codable, Sendable, Hashable {
     /// What the wait can conclude.
     package enum Outcome: String, Codable, Sendable, Hashable {
@@ -14,7 +16,8 @@ package struct FleetWaitVerdict: Codable, Sendable, Hashable {
         case reported
         /// Every live host reported the change, but some refused values.
         case invalid
-        /// Some live host has not reported it yet (or etcd has not reached the revision).
+        /// Some live host has not reported it yet, no host is live, or etcd has not reached
+        /// the revision.
         case pending
     }
 
@@ -41,9 +44,11 @@ package struct FleetWaitVerdict: Codable, Sendable, Hashable {
     /// Whether etcd had reached ``revision`` when the report was read: a revision from the
     /// future is reported by no one, not trivially by everyone.
     package var reached: Bool
-    /// How many live hosts were judged (each host counts once per domain).
+    /// How many live hosts were judged: those with a status, and silent ones whose lease is
+    /// alive; each host counts once per domain.
     package var live: Int
-    /// Live hosts that have not reported the revision, by domain and host.
+    /// Live hosts that have not reported the revision, and silent ones whose lease is alive
+    /// (they report other domains), by domain and host.
     package var pending: [Host]
     /// Live hosts that reported it but refused values, by domain and host.
     package var invalid: [Host]
@@ -65,7 +70,13 @@ extension FleetStatusReport {
                     host: row.host, domain: domain.domain, state: row.state, revision: row.revision, reasons: row.reasons,
                     problem: row.problem)
                 if row.state == .silent {
-                    silent.append(named)
+                    // Alive, and yet to write its first status of this domain: wait for it.
+                    if row.reportsElsewhere == true {
+                        live += 1
+                        pending.append(named)
+                    } else {
+                        silent.append(named)
+                    }
                     continue
                 }
                 live += 1
@@ -81,8 +92,10 @@ extension FleetStatusReport {
                 }
             }
         }
+        // No live host at all is no one having reported, not everyone: a fleet whose followers
+        // have not started yet must not pass.
         let outcome: FleetWaitVerdict.Outcome =
-            !reached || !pending.isEmpty ? .pending : invalid.isEmpty ? .reported : .invalid
+            !reached || !pending.isEmpty || live == 0 ? .pending : invalid.isEmpty ? .reported : .invalid
         return FleetWaitVerdict(
             revision: revision, outcome: outcome, reached: reached, live: live, pending: pending, invalid: invalid, silent: silent)
     }
