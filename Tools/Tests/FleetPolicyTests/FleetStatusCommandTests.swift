@@ -1,5 +1,6 @@
 import FleetPolicy
 import Foundation
+import Glibc
 import EtcdTestSupport
 import TestSupport
 import Testing
@@ -175,6 +176,92 @@ struct FleetStatusCommandTests {
         #expect(text.output.contains("every live host (3) reported revision \(fleet.labRevision); 1 refused values"), "\(text.output)")
         #expect(text.lines.contains("  ws-2 (\(Self.app)) at \(fleet.labRevision):"), "\(text.output)")
         #expect(text.lines.contains("    Volume: Volume must be at most 100, not 120"), "\(text.output)")
+    }
+
+    @Test("real followers: --wait sees a valid policy everywhere, a refusal by the host whose schema forbids it, and a killed follower silent")
+    func realFollowers() async throws {
+        let cluster = try EtcdCluster(members: 1)
+        defer { cluster.shutdown() }
+        // A policy file: Volume, which f-3's schema allows only up to 100.
+        func policy(volume: Int) -> Data {
+            Data(#"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>Volume</key><integer>\#(volume)</integer></dict></plist>"#.utf8)
+        }
+        // A policy to report before the app's exists, so every follower's lease is
+        // seen alive: the app is then new to them, and --wait waits for their first status of it.
+        try cluster.put("/preferences/fleet/com.example.warm-up", policy(volume: 1))
+        var followers: [(name: String, home: PrivatePreferencesHome, process: Subprocess)] = []
+        defer { for follower in followers { Self.kill(follower.process) } }
+        for name in ["f-1", "f-2", "f-3"] {
+            let home = try PrivatePreferencesHome()
+            if name == "f-3" {
+                try FileManager.default.createDirectory(atPath: home.schemaDirectory, withIntermediateDirectories: true)
+                let schema = """
+                    <?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>Keys</key><dict>
+                    <key>Volume</key><dict><key>Type</key><string>integer</string><key>Maximum</key><integer>100</integer></dict>
+                    </dict></dict></plist>
+                    """
+                try Data(schema.utf8).write(to: URL(fileURLWithPath: home.schemaDirectory + "/\(Self.app).plist"))
+            }
+            let process = try Subprocess(
+                Fleet.binary,
+                ["follow", "--endpoints", cluster.endpoints, "--hostname", name, "--status-lease", "2", "--log-to-standard-error"],
+                environment: home.processEnvironment, errors: .mergedWithOutput)
+            followers.append((name, home, process))
+        }
+        // Until all three are enrolled and report the warm-up (--wait passes as soon as the
+        // hosts that started report, and a follower may not have started yet).
+        let started = try await eventually {
+            let json = try fleet(cluster, ["com.example.warm-up", "--json"])
+            let report = try? FleetJSON.decode(FleetStatusReport.self, from: Array(json.output.utf8))
+            return report?.enrolled == 3 && report?[domain: "com.example.warm-up"]?.current == 3
+        }
+        try #require(started, "the followers did not all report: \(followers.map { $0.process.output.suffix(1000) })")
+
+        let valid = try cluster.put("/preferences/fleet/\(Self.app)", policy(volume: 50))
+        let applied = try Subprocess.run(
+            Fleet.binary, ["status", Self.app, "--wait", String(valid), "--endpoints", cluster.endpoints], timeout: .seconds(120))
+        #expect(applied.terminationStatus == 0, "\(applied.output)\(applied.errorOutput)")
+        #expect(applied.output.contains("every live host (3) reported revision \(valid), all valid"), "\(applied.output)")
+
+        let loud = try cluster.put("/preferences/fleet/\(Self.app)", policy(volume: 120))
+        let refused = try Subprocess.run(
+            Fleet.binary, ["status", Self.app, "--wait", String(loud), "--endpoints", cluster.endpoints], timeout: .seconds(120))
+        #expect(refused.terminationStatus == 2, "\(refused.output)\(refused.errorOutput)")
+        #expect(refused.lines.contains("  f-3 (\(Self.app)) at \(loud):"), "\(refused.output)")
+        #expect(refused.lines.contains { $0.hasPrefix("    Volume: ") && $0.contains("120") }, "\(refused.output)")
+
+        // Killed, its lease runs out (2 s) and its status goes with it: silent, not applied.
+        Self.kill(followers[0].process)
+        var report: FleetStatusReport?
+        _ = try await eventually {
+            let json = try fleet(cluster, [Self.app, "--json"])
+            report = try? FleetJSON.decode(FleetStatusReport.self, from: Array(json.output.utf8))
+            return report?[domain: Self.app]?.hosts.first?.state == .silent
+        }
+        let domain = try #require(report?[domain: Self.app])
+        #expect(domain.hosts.map(\.state) == [.silent, .current, .current], "\(domain)")
+        #expect((domain.live, domain.silent, domain.invalid) == (2, 1, 1), "\(domain)")
+    }
+
+    /// Whether `condition` holds within 60 s, asked every 200 ms; the limit only bounds a failure.
+    func eventually(_ condition: () throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try !condition() {
+            if ContinuousClock.now >= deadline { return false }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        return true
+    }
+
+    /// Kills `process` with SIGKILL, as a crash would, and reaps it.
+    static func kill(_ process: Subprocess) {
+        process.signal(SIGKILL)
+        _ = process.wait(timeout: .seconds(10))
+    }
+
+    /// Runs `preferences-fleet status` with `arguments` against `cluster`, to its end.
+    private func fleet(_ cluster: EtcdCluster, _ arguments: [String]) throws -> Subprocess {
+        try Subprocess.run(Fleet.binary, ["status"] + arguments + ["--endpoints", cluster.endpoints], timeout: .seconds(120))
     }
 
     @Test("an etcd that cannot be reached fails with status 1 and says so")
