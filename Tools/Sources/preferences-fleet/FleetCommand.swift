@@ -29,6 +29,6 @@ struct FleetCommand: AsyncParsableCommand {
                 --max-invalid 2% --endpoints http://10.0.0.1:2379
               preferences-fleet status com.example.app --endpoints http://10.0.0.1:2379
             """,
-        subcommands: [FollowCommand.self, RolloutCommand.self, TemplateCommand.self, CheckCommand.self],
+        subcommands: [FollowCommand.self, StatusCommand.self, RolloutCommand.self, TemplateCommand.self, CheckCommand.self],
         defaultSubcommand: FollowCommand.self)
 }
