@@ -105,9 +105,14 @@ struct FleetLoopProofTests {
     }
 
     static func rollout(_ arguments: [String], endpoints: String, home: PrivatePreferencesHome) throws -> Subprocess {
+        try fleetCommand(["rollout", domain] + arguments, endpoints: endpoints, home: home)
+    }
+
+    /// An administrator's `preferences-fleet` subcommand against the cluster.
+    static func fleetCommand(_ arguments: [String], endpoints: String, home: PrivatePreferencesHome) throws -> Subprocess {
         try Subprocess(
-            builtProductsDirectory.appendingPathComponent("preferences-fleet").path,
-            ["rollout", domain] + arguments + ["--endpoints", endpoints], environment: home.processEnvironment)
+            builtProductsDirectory.appendingPathComponent("preferences-fleet").path, arguments + ["--endpoints", endpoints],
+            environment: home.processEnvironment)
     }
 
     /// The revision in "... at revision N" of the first line containing `marker`.
@@ -164,6 +169,9 @@ struct FleetLoopProofTests {
             #expect(verified.statuses[follower.name]?.digest == FleetStatus.digest(of: bytes), "\(follower.name)")
         }
         let validDigest = digests.first ?? nil
+        // The administrator's view agrees: --wait for the completing revision returns at once.
+        let waited = try Self.fleetCommand(["status", Self.domain, "--wait", String(completed), "--timeout", "30"], endpoints: cluster.endpoints, home: admin)
+        #expect(await waited.wait(timeout: .seconds(60)) == 0, "\(waited.output)\n\(waited.errorOutput)")
 
         // 2. An invalid policy: the first step reaches the lowest bucket, which has the schema.
         let bad = try Self.rollout([invalid, "--steps", "1%,25%,100%", "--max-invalid", "2%", "--step-timeout", "30"], endpoints: cluster.endpoints, home: admin)
@@ -202,5 +210,13 @@ struct FleetLoopProofTests {
         }
         #expect(back.statuses.count == Self.hostCount - 1 && back.statuses.values.allSatisfy { $0.digest == validDigest })
         for follower in followers.dropLast() { #expect(follower.managedValues == ["Volume": 50, "Theme": "dark"], "\(follower.name)") }
+        // And `status` shows the killed follower as silent, never as applied.
+        let report = try Self.fleetCommand(["status", Self.domain, "--json"], endpoints: cluster.endpoints, home: admin)
+        #expect(await report.wait(timeout: .seconds(60)) == 0, "\(report.output)\n\(report.errorOutput)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(report.output.utf8)) as? [String: Any])
+        let proof = try #require((json["domains"] as? [[String: Any]])?.first { $0["domain"] as? String == Self.domain })
+        #expect(proof["silent"] as? Int == 1 && proof["current"] as? Int == Self.hostCount - 1, "\(proof)")
+        let rows = (proof["hosts"] as? [[String: Any]]) ?? []
+        #expect(rows.first { $0["host"] as? String == victim.name }?["state"] as? String == "silent", "\(rows)")
     }
 }
