@@ -135,15 +135,17 @@ struct FleetRolloutRun {
         return 1
     }
 
-    /// Waits (up to `limit` seconds) for the `reached` hosts to report `revision`, the previous policy's
-    /// return, and says how many did; a silent host cannot, and is named.
+    /// Waits (up to `limit` seconds) for the `reached` hosts that are live to report `revision`,
+    /// the previous policy's return, and says how many did; a silent host cannot, and is named.
     private func awaitReturn(of reached: [String], at revision: Int64, within limit: Double) async throws {
         let deadline = ContinuousClock.now + .milliseconds(Int64(limit * 1000))
         var back: [String] = []
         while true {
             let statuses = try await hosts().statuses
             back = reached.filter { (statuses[$0]?.revision ?? 0) >= revision }
-            if back.count == reached.count || ContinuousClock.now >= deadline { break }
+            // A silent host (no live status) cannot report: it is named, not waited for.
+            let waiting = reached.filter { statuses[$0] != nil && !back.contains($0) }
+            if waiting.isEmpty || ContinuousClock.now >= deadline { break }
             try await Task.sleep(for: pollInterval)
         }
         let missing = reached.filter { !back.contains($0) }

@@ -19,6 +19,8 @@ import Testing
 ///   previous policy again; no other host ever took it.
 /// - A follower killed mid-rollout shows as silent, not as applied, and stops the rollout,
 ///   which is resumed by a second process after the first was killed.
+/// - A rollout whose process was killed cannot be started twice, and `--abort` puts the
+///   previous policy back.
 ///
 /// Every wait is a bounded wait for something to happen, never a timing threshold.
 // Skipped where etcd or etcdctl is missing (Debian's etcd-server and etcd-client packages).
@@ -218,5 +220,22 @@ struct FleetLoopProofTests {
         #expect(proof["silent"] as? Int == 1 && proof["current"] as? Int == Self.hostCount - 1, "\(proof)")
         let rows = (proof["hosts"] as? [[String: Any]]) ?? []
         #expect(rows.first { $0["host"] as? String == victim.name }?["state"] as? String == "silent", "\(rows)")
+
+        // 4. A rollout whose process is killed while it waits (on the dead host) is not
+        // doubled by a second start, and --abort puts the previous policy back everywhere.
+        let fourth = try Self.rollout([third, "--steps", "100%", "--step-timeout", "600"], endpoints: cluster.endpoints, home: admin)
+        try #require(await fourth.waitForLine(within: .seconds(60)) { $0.contains("step 1 of 1") } != nil, "\(fourth.output)")
+        let took = try await Self.waitForFleet(client) { look in look.statuses.values.allSatisfy { $0.digest != validDigest } }
+        #expect(took.statuses.count == Self.hostCount - 1 && took.statuses.values.allSatisfy { $0.digest != validDigest })
+        fourth.signal(SIGKILL)
+        let second = try Self.rollout([files], endpoints: cluster.endpoints, home: admin)
+        #expect(await second.wait(timeout: .seconds(60)) == 2)
+        #expect(second.errorOutput.contains("use --resume or --abort"), "\(second.errorOutput)")
+        let aborted = try Self.rollout(["--abort"], endpoints: cluster.endpoints, home: admin)
+        #expect(await aborted.wait(timeout: .seconds(120)) == 0, "\(aborted.output)\n\(aborted.errorOutput)")
+        #expect(aborted.output.contains("previous policy reported back by 19 of 20 reached hosts; not (yet) by \(victim.name)"), "\(aborted.output)")
+        let abortedDocument = try #require(try await client.get(key: Array(FleetLayout().rolloutKey(try DomainName(Self.domain)).utf8)))
+        #expect(try FleetJSON.decode(FleetRollout.self, from: abortedDocument.value).state == .aborted)
+        for follower in followers.dropLast() { #expect(follower.managedValues == ["Volume": 50, "Theme": "dark"], "\(follower.name)") }
     }
 }
