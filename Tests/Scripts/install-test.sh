@@ -111,6 +111,18 @@ for subcommand in template check; do
     done
     grep -qF "preferences-fleet $subcommand com.example.app" <<<"$rendered" || fail "the preferences-fleet man page has no example of $subcommand"
 done
+# The loop's status and rollout: their contracts (the status layout, exit statuses, resume and
+# abort) in their help and the man page.
+for subcommand in status rollout; do
+    sub_help=$("$prefix/bin/preferences-fleet" "$subcommand" --help) || fail "preferences-fleet $subcommand --help failed"
+    for word in 'Examples:' "preferences-fleet $subcommand com.example.app" '<prefix>status/<hostname>' 'Exit status:' '--endpoints'; do
+        grep -qF -- "$word" <<<"$sub_help" || fail "preferences-fleet $subcommand --help does not mention $word"
+    done
+    grep -qF "preferences-fleet $subcommand com.example.app" <<<"$rendered" || fail "the preferences-fleet man page has no example of $subcommand"
+done
+for word in '--resume' '--abort' '--max-invalid' '<prefix>rollouts/<domain>'; do
+    grep -qF -- "$word" <<<"$("$prefix/bin/preferences-fleet" rollout --help)" || fail "preferences-fleet rollout --help does not mention $word"
+done
 
 # The man page: man renders it, with its NAME section, every verb and their examples.
 page=$prefix/share/man/man1/defaults.1
