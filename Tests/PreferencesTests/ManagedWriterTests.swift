@@ -32,6 +32,9 @@ struct ManagedWriterTests {
         #expect(sources.last?.origin == nil, "the user's own layer has no origin")
         #expect(files.managedOrigin(ofDomain: "com.example.test") == origin)
         #expect(files.managedDomainNames() == ["com.example.test"])
+        // The path the writer reports a digest of is the file it wrote; a bad name has none.
+        #expect(files.managedFilePath(ofDomain: "com.example.test") == path)
+        #expect(files.managedFilePath(ofDomain: "../escape") == nil)
     }
 
     @Test("the same values are not written again; a new origin is")
