@@ -8,12 +8,7 @@ struct FleetCommand: AsyncParsableCommand {
         commandName: "preferences-fleet",
         abstract: "Carry fleet policy from etcd into each machine's managed preferences, and see what every machine applied.",
         discussion: """
-            Keys, under the prefix (default /preferences/), each holding an XML or binary \
-            property-list dictionary, one etcd key per domain and scope:
-              <prefix>fleet/<domain>               every machine
-              <prefix>groups/<group>/<domain>      machines started with --group <group>
-              <prefix>hosts/<hostname>/<domain>    the machine with that host name
-              <prefix>rollouts/<domain>            a staged rollout (preferences-fleet rollout)
+            \(FleetHelpText.layout)
             Each machine's follower reports at <prefix>status/<hostname>/<domain> what it \
             applied, on an etcd lease, so a machine that stops goes silent rather than stale.
 
@@ -31,4 +26,17 @@ struct FleetCommand: AsyncParsableCommand {
             """,
         subcommands: [FollowCommand.self, StatusCommand.self, RolloutCommand.self, TemplateCommand.self, CheckCommand.self],
         defaultSubcommand: FollowCommand.self)
+}
+
+/// Help text more than one subcommand gives.
+enum FleetHelpText {
+    /// The policy keys of the layout, as `--help` lists them.
+    static let layout = """
+        Keys, under the prefix (default /preferences/), each holding an XML or binary \
+        property-list dictionary, one etcd key per domain and scope:
+          <prefix>fleet/<domain>               every machine
+          <prefix>groups/<group>/<domain>      machines started with --group <group>
+          <prefix>hosts/<hostname>/<domain>    the machine with that host name
+          <prefix>rollouts/<domain>            a staged rollout (preferences-fleet rollout)
+        """
 }

@@ -16,13 +16,10 @@ struct FollowCommand: AsyncParsableCommand {
         commandName: "follow",
         abstract: "Follow fleet policy in etcd and write it into this machine's managed (forced) preferences.",
         discussion: """
-            Keys, under the prefix (default /preferences/), each holding an XML or binary \
-            property-list dictionary, one etcd key per domain and scope:
-              <prefix>fleet/<domain>               every machine
-              <prefix>groups/<group>/<domain>      machines started with --group <group>
-              <prefix>hosts/<hostname>/<domain>    the machine with that host name
+            \(FleetHelpText.layout)
             Per key of a domain, the host's value beats the groups' (a later --group beats an \
-            earlier one), which beat the fleet's. The merge is written to \
+            earlier one), which beat the fleet's; a running rollout that reaches this machine \
+            stands in for the fleet's value. The merge is written to \
             <system dir>/managed/<domain>.plist, where the system directory is \
             $PREFERENCES_SYSTEM_DIR, else /etc/preferences: one atomic replace per etcd \
             revision, mode 0644, owned by the user running this (root), never through a link. \
@@ -36,7 +33,17 @@ struct FollowCommand: AsyncParsableCommand {
             the files are kept as they are; the service follows again from the revision after \
             the last one it applied, and reads the whole prefix again after a compaction.
 
-            With etcd authentication on (--user), etcd 3.4 refuses a request through its \
+            After each change it applies, it reports at <prefix>status/<hostname>/<domain> \
+            (JSON: revision, digest, valid, reasons, time) what it wrote, on an etcd lease it \
+            renews (--status-lease): a value the domain's schema on this machine refuses is \
+            not applied (the key keeps its previous value) and is named with the reason. It \
+            enrolls at <prefix>status/<hostname> with its groups. Writing a status never holds \
+            up applying policy; the newest one is kept while etcd is away. A stopped service \
+            revokes its lease, so the machine shows as silent (preferences-fleet status).
+
+            With etcd authentication on, a machine's role needs read on the prefix and \
+            read-write on <prefix>status/ (etcdctl role grant-permission ROLE --prefix=true \
+            readwrite /preferences/status/). With --user, etcd 3.4 refuses a request through its \
             gateway that also carries a client certificate with a common name (CN): give such \
             a certificate no CN, or use a password alone.
 
