@@ -116,7 +116,9 @@ package struct FleetFollower: Sendable {
     /// (their keys were deleted while it was not running).
     private func synchronize(_ state: inout State) async throws -> Int64 {
         let snapshot = try await source.snapshot(prefix: state.policy.prefix)
-        let before = state.policy.managedDomains
+        // Every domain reported so far, not only those with an applied key: one known only by a
+        // refusal (or a rollout) whose key went during a compaction's gap needs a fresh status.
+        let before = state.policy.reportedDomains
         for refusal in state.policy.resynchronize(with: snapshot.entries) { log(refusal) }
         var domains = before.union(state.policy.reportedDomains).union(state.unwritten)
         if state.applied == nil && before.isEmpty {

@@ -83,7 +83,7 @@ struct FleetRolloutRun {
         var revision = initialRevision
         while true {
             let verdict = try await judge(rollout, publishedAt: revision)
-            if verdict.exceeds(maxInvalid: rollout.maxInvalid) {
+            if !verdict.passes(maxInvalid: rollout.maxInvalid) {
                 return try await stop(rollout, publishedAt: revision, verdict: verdict)
             }
             FleetOutput.line(
@@ -128,7 +128,9 @@ struct FleetRolloutRun {
         let stopped = try await publish(rollout, replacing: revision)
         FleetOutput.line(
             "stopped rollout \(rollout.id) of \(domain) at step \(rollout.step + 1) of \(rollout.steps.count) (revision \(stopped)): "
-                + "\(verdict.failures.count) of \(verdict.reached.count) reached hosts failed, more than --max-invalid \(Double(rollout.maxInvalid) / 100)%:")
+                + (verdict.exceeds(maxInvalid: rollout.maxInvalid)
+                    ? "\(verdict.failures.count) of \(verdict.reached.count) reached hosts failed, more than --max-invalid \(Double(rollout.maxInvalid) / 100)%:"
+                    : "none of the \(Self.hosts(verdict.reached.count)) it reached applied it:"))
         for failure in verdict.failures { FleetOutput.line("  \(failure.host): \(failure.reason)") }
         FleetOutput.line("the previous policy (\(layout.fleetKey(domain))) goes back to the \(Self.hosts(verdict.reached.count)) it reached")
         try await awaitReturn(of: verdict.reached, at: stopped, within: rollout.stepTimeout)

@@ -215,6 +215,21 @@ struct FleetFollowerTests {
         #expect(applied.host == "h" && applied.domain == "com.example.a")
     }
 
+    @Test("after a compaction, a domain whose only key was refused and then deleted in the gap reports valid again")
+    func compactionClearsAStaleRefusal() async throws {
+        let home = try PrivatePreferencesHome()
+        let a = "/preferences/fleet/com.example.a", b = "/preferences/fleet/com.example.b"
+        let source = ScriptedSource(
+            snapshots: [
+                FleetSnapshot(revision: 2, entries: [(a, Array("junk".utf8), 1), (b, Self.plist(["m": 1]), 2)]),
+                // Meanwhile the refused key was deleted, and the history compacted.
+                FleetSnapshot(revision: 9, entries: [(b, Self.plist(["m": 1]), 2)]),
+            ],
+            streams: [([], FleetCompaction(compactRevision: 8)), ([], CancellationError())])
+        let status = try await status(after: source, home: home, domain: "com.example.a", revision: 9)
+        #expect(status.valid, "\(status.reasons)")
+    }
+
     /// A status store whose every call hangs until cancelled: an etcd that accepts the
     /// connection and never answers.
     final class HangingStore: FleetStatusStore {

@@ -162,6 +162,20 @@ struct FleetLoopTests {
         #expect(refused.exceeds(maxInvalid: 200))
     }
 
+    @Test("a step passes only when some reached host applied it, whatever --max-invalid allows")
+    func silenceNeverPassesAStep() {
+        let silent = FleetRolloutPlan.verdict(enrolled: ["web-1"], threshold: 10_000, statuses: [:], revision: 10, timedOut: true)
+        #expect(!silent.exceeds(maxInvalid: 10_000))
+        #expect(!silent.passes(maxInvalid: 10_000))
+        let nobody = FleetRolloutPlan.verdict(enrolled: [], threshold: 10_000, statuses: [:], revision: 10, timedOut: true)
+        #expect(!nobody.passes(maxInvalid: 0))
+        let one = FleetRolloutPlan.verdict(
+            enrolled: ["web-1", "a"], threshold: 10_000,
+            statuses: ["web-1": FleetStatus(host: "web-1", domain: Self.domain.rawValue, revision: 10, digest: nil, reasons: [], time: Date())],
+            revision: 10, timedOut: true)
+        #expect(one.passes(maxInvalid: 5_000) && !one.passes(maxInvalid: 4_999))
+    }
+
     /// A store that refuses everything while `away`, and forgets leases on demand: the two
     /// faults a real etcd gives only by being killed for longer than a lease.
     final class FaultyStore: FleetStatusStore {

@@ -66,6 +66,13 @@ package enum FleetRolloutPlan {
             failures.count * FleetCohort.buckets > maxInvalid * max(reached.count, 1)
         }
 
+        /// Whether the step lets the rollout go on: within `maxInvalid`, and at least one
+        /// reached host applied it, so that no failure share (not even 100%) lets a step pass
+        /// on silence alone.
+        package func passes(maxInvalid: Int) -> Bool {
+            !exceeds(maxInvalid: maxInvalid) && !applied.isEmpty
+        }
+
         /// Whether every reached host has answered (applied or refused).
         package var isSettled: Bool { waiting.isEmpty }
     }
