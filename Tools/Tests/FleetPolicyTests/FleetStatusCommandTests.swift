@@ -134,10 +134,13 @@ struct FleetStatusCommandTests {
         try fleet.report("ws-1", revision: fleet.fleetRevision)
         try fleet.report("ws-2", revision: fleet.fleetRevision)
         let change = try fleet.cluster.put("/preferences/groups/lab/\(Self.app)", Data("<plist><dict/></plist>".utf8))
+        // Before ws-2 applies the change it is not reported (ws-1 follows no group: unconcerned):
+        // a short wait runs out naming ws-2 only.
+        let early = try fleet.start([Self.app, "--wait", String(change), "--timeout", "1"])
+        #expect(await early.wait(timeout: .seconds(120)) == 3, "\(early.output)\(early.errorOutput)")
+        #expect(early.output.contains("ws-2") && !early.lines.contains { $0.contains("ws-1") && !$0.contains("ws-2") }, "\(early.output)")
+        // A wait started before ws-2 reports polls until it does.
         let waiting = try fleet.start([Self.app, "--wait", String(change), "--timeout", "120"])
-        // It polls; ws-2 applies the change a moment later (ws-1 follows no group: unconcerned).
-        let polled = await waiting.waitForOutput(within: .milliseconds(500)) { !$0.isEmpty }
-        #expect(!polled && waiting.isRunning, "it ended before ws-2 reported: \(waiting.output)\(waiting.errorOutput)")
         try fleet.report("ws-2", revision: change)
         let status = await waiting.wait(timeout: .seconds(120))
         #expect(status == 0, "\(waiting.output)\(waiting.errorOutput)")
