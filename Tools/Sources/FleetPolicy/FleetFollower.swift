@@ -220,7 +220,7 @@ package struct FleetFollower: Sendable {
             reporter?.record(
                 FleetStatus(
                     host: initialPolicy.hostname, domain: domain.rawValue, revision: revision, digest: managedDigest(of: domain),
-                    reasons: reasons, time: Date()))
+                    reasons: reasons, time: Date(), groups: initialPolicy.groups))
         }
     }
 

@@ -18,6 +18,7 @@ struct FleetRolloutRun {
     var outageLimit: Duration = .seconds(120)
 
     private var documentKey: [UInt8] { Array(layout.rolloutKey(domain).utf8) }
+    private var fleetKey: [UInt8] { Array(layout.fleetKey(domain).utf8) }
 
     /// Another process changed the rollout document between this run's read and its write.
     struct Conflict: Error, CustomStringConvertible {
@@ -40,9 +41,10 @@ struct FleetRolloutRun {
             return 2
         }
         let now = Date()
+        let fleetPolicy = try await riding { try await client.get(key: fleetKey) }
         var rollout = FleetRollout(
             id: UUID().uuidString.lowercased(), domain: domain.rawValue, policy: policy, steps: steps, maxInvalid: maxInvalid,
-            stepTimeout: stepTimeout, started: now, updated: now)
+            stepTimeout: stepTimeout, previousRevision: fleetPolicy?.modRevision ?? 0, started: now, updated: now)
         rollout.threshold = FleetRolloutPlan.threshold(share: steps[0], previous: 0, buckets: fleet.enrolled.map(FleetCohort.bucket(of:)))
         let revision = try await publish(rollout, replacing: existing?.revision)
         announce(rollout, at: revision, enrolled: fleet.enrolled)
@@ -90,7 +92,9 @@ struct FleetRolloutRun {
                 "step \(rollout.step + 1) of \(rollout.steps.count): \(verdict.applied.count) of \(verdict.reached.count) reached hosts applied it"
                     + (verdict.failures.isEmpty ? "" : "; \(verdict.failures.count) within --max-invalid: " + Self.list(verdict.failures)))
             if rollout.step == rollout.steps.count - 1 {
-                let completed = try await complete(rollout, replacing: revision)
+                guard let completed = try await complete(rollout, replacing: revision) else {
+                    return try await stopForChangedFleetPolicy(rollout, publishedAt: revision)
+                }
                 FleetOutput.line("completed rollout \(rollout.id): the policy is \(layout.fleetKey(domain)) at revision \(completed)")
                 return 0
             }
@@ -178,7 +182,21 @@ struct FleetRolloutRun {
     /// The rollout document and its revision, nil when there is none.
     private func document() async throws -> (rollout: FleetRollout, revision: Int64)? {
         guard let stored = try await riding({ try await client.get(key: documentKey) }) else { return nil }
-        return (try FleetJSON.decode(FleetRollout.self, from: stored.value), stored.modRevision)
+        do {
+            return (try FleetJSON.decode(FleetRollout.self, from: stored.value), stored.modRevision)
+        } catch {
+            throw UnreadableDocument(key: layout.rolloutKey(domain), reason: "\(error)")
+        }
+    }
+
+    /// The rollout document is not a rollout: neither resumed nor replaced, since what it says
+    /// about the hosts it reached is unknown.
+    struct UnreadableDocument: Error, CustomStringConvertible {
+        var key: String
+        var reason: String
+        var description: String {
+            "the rollout document \(key) is not a rollout (\(reason)); hosts refuse it and keep what they last took from it. Delete the key (etcdctl del \(key)) to start again"
+        }
     }
 
     /// ", it is stopped" and the like, for an error about a rollout that is not running.
@@ -215,22 +233,48 @@ struct FleetRolloutRun {
         return try await compareAndSet(expecting: revision, then: [.put(key: documentKey, value: bytes)], document: bytes)
     }
 
-    /// Puts the policy as the fleet's and marks the rollout completed, at one revision.
-    private func complete(_ initial: FleetRollout, replacing revision: Int64) async throws -> Int64 {
+    /// Puts the policy as the fleet's and marks the rollout completed, at one revision, if
+    /// nobody changed the fleet's policy since the rollout began; nil if somebody did.
+    private func complete(_ initial: FleetRollout, replacing revision: Int64) async throws -> Int64? {
         var rollout = initial
         rollout.state = .completed
         rollout.updated = FleetTime.string(Date())
         let bytes = try FleetJSON.encode(rollout)
         let policy = rollout.policyBytes ?? []
-        return try await compareAndSet(
-            expecting: revision, then: [.put(key: Array(layout.fleetKey(domain).utf8), value: policy), .put(key: documentKey, value: bytes)],
-            document: bytes)
+        // An administrator who changed fleet/DOMAIN by hand meanwhile (a fix of the old policy)
+        // must not see the fix overwritten without a word.
+        let unchanged: EtcdComparison =
+            rollout.previousRevision == 0 ? .absent(key: fleetKey) : .modRevision(key: fleetKey, equals: rollout.previousRevision)
+        do {
+            return try await compareAndSet(
+                expecting: revision, also: [unchanged], then: [.put(key: fleetKey, value: policy), .put(key: documentKey, value: bytes)],
+                document: bytes)
+        } catch is Conflict {
+            let current = try await riding { try await client.get(key: fleetKey) }
+            if (current?.modRevision ?? 0) != rollout.previousRevision { return nil }
+            throw Conflict()
+        }
     }
 
-    private func compareAndSet(expecting revision: Int64?, then operations: [EtcdOperation], document bytes: [UInt8]) async throws -> Int64 {
+    /// Stops a rollout whose last step passed but whose fleet policy was changed by hand
+    /// meanwhile: every host it reached goes back to that policy; exit status 2.
+    private func stopForChangedFleetPolicy(_ initial: FleetRollout, publishedAt revision: Int64) async throws -> Int32 {
+        var rollout = initial
+        rollout.state = .stopped
+        rollout.updated = FleetTime.string(Date())
+        let stopped = try await publish(rollout, replacing: revision)
+        FleetOutput.error(
+            "\(layout.fleetKey(domain)) was changed by someone else during the rollout (it was at revision \(rollout.previousRevision)); "
+                + "rollout \(rollout.id) is stopped at revision \(stopped) and every host has that policy. Start the rollout again to put this one")
+        return 2
+    }
+
+    private func compareAndSet(
+        expecting revision: Int64?, also conditions: [EtcdComparison] = [], then operations: [EtcdOperation], document bytes: [UInt8]
+    ) async throws -> Int64 {
         let condition: EtcdComparison = revision.map { .modRevision(key: documentKey, equals: $0) } ?? .absent(key: documentKey)
         return try await riding {
-            let result = try await client.transaction(if: [condition], then: operations)
+            let result = try await client.transaction(if: [condition] + conditions, then: operations)
             if result.succeeded { return result.revision }
             // Ours already, from an attempt whose answer was lost on a member that died.
             if let stored = try await client.get(key: documentKey), stored.value == bytes { return stored.modRevision }

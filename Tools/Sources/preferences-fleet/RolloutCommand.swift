@@ -33,7 +33,9 @@ struct RolloutCommand: AsyncParsableCommand {
             a retired host is forgotten by deleting its enrolment key.
 
             Exit status: 0 completed (or aborted, with --abort); 1 stopped by failing hosts; \
-            2 the rollout could not be started or resumed (another is running, a bad file).
+            2 the rollout could not be started, resumed or aborted (another is running, a bad \
+            file, an unreadable rollout document, etcd away for two minutes, the fleet policy \
+            changed by hand during the rollout).
 
             Examples:
               preferences-fleet rollout com.example.app app-policy.plist --steps 1%,10%,100% \\
@@ -90,6 +92,12 @@ struct RolloutCommand: AsyncParsableCommand {
             } catch let error as EtcdError {
                 // Exit status 1 means "stopped by hosts"; an etcd that cannot be used is not that.
                 FleetOutput.error("\(error); the rollout document says where it stands (preferences-fleet status, or --resume)")
+                return 2
+            } catch is CancellationError {
+                return 2
+            } catch {
+                // Nor is anything else that went wrong (a rollout document that cannot be read).
+                FleetOutput.error("\(error)")
                 return 2
             }
         }

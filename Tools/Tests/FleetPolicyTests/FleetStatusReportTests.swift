@@ -123,6 +123,20 @@ struct FleetStatusReportTests {
         #expect(domain.hosts.map(\.state) == [.current] && domain.hosts[0].expected == 10 && report.enrolled == 0)
     }
 
+    @Test("the groups a status names win over a missing or older enrolment: a group's change concerns the host")
+    func statusNamesItsGroups() throws {
+        let status = FleetStatus(
+            host: "ws-9", domain: Self.app, revision: 10, digest: "sha256:00", reasons: [], time: Self.now - 5, groups: ["lab"])
+        let entry: Entry = ("/preferences/status/ws-9/\(Self.app)", try FleetJSON.encode(status), 11)
+        for entries in [[entry], [entry, try Self.enrolment("ws-9")]] {
+            let report = Self.report([Self.policy("fleet/\(Self.app)", 10), Self.policy("groups/lab/\(Self.app)", 20)] + entries)
+            let host = try #require(report[domain: Self.app]?.hosts.first)
+            #expect(host.state == .behind && host.expected == 20, "\(entries.count) entries")
+            // So --wait for the group's change waits for it.
+            #expect(report.verdict(waitingFor: 20).outcome == .pending, "\(entries.count) entries")
+        }
+    }
+
     @Test("malformed statuses, enrolments and keys under status/ are listed as unreadable, never a crash")
     func unreadable() throws {
         let report = Self.report([

@@ -50,6 +50,9 @@ package struct FleetRollout: Codable, Sendable, Hashable {
     package var maxInvalid: Int
     /// How long a step waits for its hosts' status, in seconds.
     package var stepTimeout: Double
+    /// The mod revision of `<prefix>fleet/DOMAIN` when the rollout began (0: it did not
+    /// exist): completing puts the policy there only if it is still the same.
+    package var previousRevision: Int64
     /// The index in ``steps`` of the step under way (or the last one, once finished).
     package var step: Int
     /// The hosts whose bucket is below this take ``policy``: at least the step's share, and
@@ -74,7 +77,8 @@ package struct FleetRollout: Codable, Sendable, Hashable {
 
     /// Creates a rollout document.
     package init(
-        id: String, domain: String, policy: [UInt8], steps: [Int], maxInvalid: Int, stepTimeout: Double, step: Int = 0,
+        id: String, domain: String, policy: [UInt8], steps: [Int], maxInvalid: Int, stepTimeout: Double, previousRevision: Int64 = 0,
+        step: Int = 0,
         threshold: Int = 0, state: State = .running, failures: [Failure] = [], started: Date, updated: Date
     ) {
         self.id = id
@@ -83,6 +87,7 @@ package struct FleetRollout: Codable, Sendable, Hashable {
         self.steps = steps
         self.maxInvalid = maxInvalid
         self.stepTimeout = stepTimeout
+        self.previousRevision = previousRevision
         self.step = step
         self.threshold = threshold
         self.state = state

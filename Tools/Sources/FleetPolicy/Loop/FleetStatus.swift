@@ -7,7 +7,7 @@ package import Foundation
 /// statuses when the lease expires, so its silence never reads as success.
 ///
 /// ```json
-/// {"host":"web-1","domain":"com.example.app","revision":412,
+/// {"host":"web-1","domain":"com.example.app","groups":["lab"],"revision":412,
 ///  "digest":"sha256:9f2c…","valid":false,
 ///  "reasons":[{"key":"Volume","reason":"the value 120 is above the maximum 100 of Volume"}],
 ///  "time":"2026-11-28T17:02:11.042Z"}
@@ -44,10 +44,14 @@ package struct FleetStatus: Codable, Sendable, Hashable {
     package var reasons: [Reason]
     /// When the host applied it (RFC 3339, UTC, milliseconds).
     package var time: String
+    /// The host groups it follows, weakest first, so the fleet knows which keys concern it
+    /// even without its enrolment; nil from a writer that does not say.
+    package var groups: [String]?
 
     /// Creates a status.
-    package init(host: String, domain: String, revision: Int64, digest: String?, reasons: [Reason], time: Date) {
+    package init(host: String, domain: String, revision: Int64, digest: String?, reasons: [Reason], time: Date, groups: [String]? = nil) {
         self.host = host
+        self.groups = groups
         self.domain = domain
         self.revision = revision
         self.digest = digest

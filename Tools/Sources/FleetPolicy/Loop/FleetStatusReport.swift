@@ -7,7 +7,7 @@ import Preferences
 /// etcd client, so it is tested without a cluster.
 ///
 /// **What a host should have.** A host applies changes to `fleet/DOMAIN` and `rollouts/DOMAIN`,
-/// to `groups/GROUP/DOMAIN` for the groups its enrolment names, and to `hosts/HOST/DOMAIN` for
+/// to `groups/GROUP/DOMAIN` for the groups its status (else its enrolment) names, and to `hosts/HOST/DOMAIN` for
 /// itself; its status's revision is the etcd revision of the last such change it applied. So
 /// the revision a host should have reached, its ``Host/expected``, is the highest mod revision
 /// among those keys that exist now. A host with a status is ``State/current`` when its revision
@@ -235,15 +235,19 @@ package struct FleetStatusReport: Codable, Sendable, Hashable {
             var rows: [Host] = []
             rows.reserveCapacity(statuses.count)
             for (host, report) in statuses {
-                let expected = revisions.expected(host: host, groups: groupsOf[host] ?? [])
+                let enrolledGroups = groupsOf[host] ?? []
                 switch report {
                 case .status(let status):
+                    // The groups the host says it follows in the status itself win: its
+                    // enrolment may be gone or unreadable while it still reports.
+                    let expected = revisions.expected(host: host, groups: status.groups ?? enrolledGroups)
                     rows.append(
                         Host(
                             host: host, state: status.revision >= (expected ?? 0) ? .current : .behind, revision: status.revision,
                             expected: expected, valid: status.valid, since: status.time, digest: status.digest,
                             reasons: status.reasons))
                 case .unreadable(let problem):
+                    let expected = revisions.expected(host: host, groups: enrolledGroups)
                     rows.append(Host(host: host, state: .unreadable, expected: expected, problem: problem))
                 }
             }
