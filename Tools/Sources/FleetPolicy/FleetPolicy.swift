@@ -187,7 +187,11 @@ package struct FleetPolicy: Sendable {
     /// The values refused for the keys that feed `domain` here, which keep their previous
     /// value: what a status reports as not applied.
     package func refusals(of domain: DomainName) -> [FleetRefusal] {
-        applicableScopes.compactMap { refusals[FleetKey(scope: $0, domain: domain)] }
+        // A refused fleet value does not count while a rollout's value stands in for it here.
+        let rolling = entries[FleetKey(scope: .rollout, domain: domain)] != nil
+        return applicableScopes.compactMap { scope in
+            scope == .fleet && rolling ? nil : refusals[FleetKey(scope: scope, domain: domain)]
+        }
     }
 
     /// Whether a key of `scope` sets policy on this machine.

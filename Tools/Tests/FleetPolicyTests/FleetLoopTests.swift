@@ -71,6 +71,12 @@ struct FleetLoopTests {
         #expect(other.managedValues(of: Self.domain) == ["Theme": "light", "Font": 12])
         #expect(other.reportedDomains == [Self.domain])
 
+        // A refused fleet value does not make the reached host invalid while the rollout stands in.
+        #expect(throws: FleetRefusal.self) { try reached.put(key: fleetKey, value: Array("junk".utf8), revision: 7) }
+        #expect(throws: FleetRefusal.self) { try other.put(key: fleetKey, value: Array("junk".utf8), revision: 7) }
+        #expect(reached.refusals(of: Self.domain).isEmpty)
+        #expect(other.refusals(of: Self.domain).map(\.key) == [fleetKey])
+        try reached.put(key: fleetKey, value: Self.xml("<key>Theme</key><string>light</string><key>Font</key><integer>12</integer>"), revision: 7)
         let stopped = try Self.rollout("<key>Theme</key><string>dark</string>", threshold: 5000, state: .stopped)
         #expect(try reached.put(key: rolloutKey, value: stopped, revision: 7) == Self.domain)
         #expect(reached.managedValues(of: Self.domain) == ["Theme": "light", "Font": 12])
@@ -272,10 +278,13 @@ struct FleetLoopTests {
         store.state.withLock { $0.away = false }
         #expect(await Self.eventually { store.status(key)?.revision == 3 })
 
-        // The lease expired with the store present (etcd forgot it): the status comes back.
+        // The lease expired with the store present (etcd forgot it), and an administrator
+        // deleted the enrolment meanwhile: the status and the enrolment come back.
+        store.state.withLock { _ = $0.keys.removeValue(forKey: layout.enrolmentKey(host: "web-1")) }
         store.expireLeases()
         #expect(store.status(key) == nil)
         #expect(await Self.eventually { store.status(key)?.revision == 3 })
+        #expect(await Self.eventually { store.state.withLock { $0.keys[layout.enrolmentKey(host: "web-1")] } != nil })
 
         task.cancel()
         await task.value

@@ -37,7 +37,7 @@ package final class FleetStatusReporter: Sendable {
         var written: [DomainName: FleetStatus] = [:]
         /// The current lease, nil before the first grant or once it is gone.
         var lease: Int64?
-        /// Whether the enrolment was put.
+        /// Whether the enrolment was put with the current lease's generation of statuses.
         var enrolled = false
         /// Whether a loss of the store was logged and not yet followed by a success.
         var lossLogged = false
@@ -101,6 +101,12 @@ package final class FleetStatusReporter: Sendable {
                     break
                 } catch is CancellationError {
                     return
+                } catch is FleetLeaseGone {
+                    // Not an outage: the store answered that the lease expired (it was away
+                    // longer than the lease, or revoked it). A new lease is granted at once.
+                    logger.info("fleet status: the lease expired; a new one is granted and every status written again")
+                    try? await Task.sleep(for: .milliseconds(50))
+                    continue
                 } catch {
                     noteLoss(error)
                     try? await Task.sleep(for: delay)
@@ -119,8 +125,10 @@ package final class FleetStatusReporter: Sendable {
             let granted = try await store.grantLease(seconds: leaseSeconds)
             state.withLock { state in
                 state.lease = granted
-                // The old lease's keys are gone: put every domain's newest status again.
+                // The old lease's keys are gone: put every domain's newest status again, and
+                // the enrolment too (an administrator may have deleted it, or it never landed).
                 state.pending = state.written.merging(state.pending) { _, newer in newer }
+                state.enrolled = false
             }
             lease = granted
         }
@@ -165,6 +173,8 @@ package final class FleetStatusReporter: Sendable {
                     }
                     wake.yield()
                 }
+                // The store answers: the next outage is logged again.
+                state.withLock { $0.lossLogged = false }
             } catch {
                 // The store is away: the next renewal tries again; if the lease ran out
                 // meanwhile, the first renewal that answers says so.
