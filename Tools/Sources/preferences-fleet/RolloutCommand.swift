@@ -49,7 +49,7 @@ struct RolloutCommand: AsyncParsableCommand {
     var domain: String
     @Argument(help: "The new policy: an XML or binary property-list dictionary (not with --resume or --abort).")
     var file: String?
-    @Option(help: "The share of hosts each step reaches, rising, the last 100%.")
+    @Option(help: "The share of hosts each step reaches, rising, the last 100% and at least one before it (a canary).")
     var steps = "1%,10%,100%"
     @Option(help: "The most reached hosts that may refuse a value or stay silent, as a share of those reached.")
     var maxInvalid = "0%"

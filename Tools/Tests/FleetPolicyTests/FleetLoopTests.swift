@@ -128,7 +128,7 @@ struct FleetLoopTests {
     func stepsAndThresholds() throws {
         #expect(try FleetRolloutPlan.steps("1%,10%,100%") == [100, 1000, 10_000])
         #expect(try FleetRolloutPlan.steps("0.5%, 100%") == [50, 10_000])
-        for bad in ["10%,1%,100%", "1%,10%", "", "1%,,100%", "abc,100%", "0%,100%", "1%,101%"] {
+        for bad in ["10%,1%,100%", "1%,10%", "", "1%,,100%", "abc,100%", "0%,100%", "1%,101%", "100%"] {
             #expect(throws: FleetRolloutPlanError.self, "\(bad)") { try FleetRolloutPlan.steps(bad) }
         }
         #expect(FleetRolloutPlan.basisPoints("2%") == 200)

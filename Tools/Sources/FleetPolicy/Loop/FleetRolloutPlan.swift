@@ -13,7 +13,7 @@ package enum FleetRolloutPlan {
         return Int((percent * 100).rounded())
     }
 
-    /// Reads `--steps` (`1%,10%,100%`): rising shares, the last 100%.
+    /// Reads `--steps` (`1%,10%,100%`): rising shares, at least one below 100%, the last 100%.
     ///
     /// - Throws: ``FleetRolloutPlanError`` naming what is wrong.
     package static func steps(_ text: String) throws(FleetRolloutPlanError) -> [Int] {
@@ -27,6 +27,10 @@ package enum FleetRolloutPlan {
             steps.append(share)
         }
         guard steps.last == FleetCohort.buckets else { throw FleetRolloutPlanError("the last step must be 100%, so the rollout ends with every host") }
+        // No policy reaches everyone before a few have shown it works.
+        guard steps.count >= 2 else {
+            throw FleetRolloutPlanError("a rollout needs a step before 100%, a canary; to give every host a policy at once, put it at fleet/DOMAIN")
+        }
         return steps
     }
 
