@@ -21,6 +21,8 @@ import Testing
 ///   which is resumed by a second process after the first was killed.
 /// - A rollout whose process was killed cannot be started twice, and `--abort` puts the
 ///   previous policy back.
+/// - A fleet policy fixed by hand during a rollout is not overwritten when the rollout would
+///   complete: it stops instead.
 ///
 /// Every wait is a bounded wait for something to happen, never a timing threshold.
 // Skipped where etcd or etcdctl is missing (Debian's etcd-server and etcd-client packages).
@@ -238,5 +240,25 @@ struct FleetLoopProofTests {
         let abortedDocument = try #require(try await client.get(key: Array(FleetLayout().rolloutKey(try DomainName(Self.domain)).utf8)))
         #expect(try FleetJSON.decode(FleetRollout.self, from: abortedDocument.value).state == .aborted)
         for follower in followers.dropLast() { #expect(follower.managedValues == ["Volume": 50, "Theme": "dark"], "\(follower.name)") }
+
+        // 5. An administrator fixes the fleet's policy by hand while a rollout waits on the dead
+        // host (within --max-invalid): the rollout does not overwrite the fix when it would
+        // complete; it stops, and every host takes the fix.
+        let fifth = try Self.rollout(
+            [third, "--steps", "50%,100%", "--max-invalid", "10%", "--step-timeout", "4"], endpoints: cluster.endpoints, home: admin)
+        try #require(await fifth.waitForLine(within: .seconds(60)) { $0.contains("step 2 of 2") } != nil, "\(fifth.output)")
+        let fix = Self.policy(40, "dark")
+        let fixedAt = try cluster.put("/preferences/fleet/\(Self.domain)", fix)
+        #expect(await fifth.wait(timeout: .seconds(120)) == 2, "\(fifth.output)\n\(fifth.errorOutput)")
+        #expect(fifth.errorOutput.contains("was changed by someone else during the rollout"), "\(fifth.errorOutput)")
+        let kept = try #require(try await client.get(key: Array("/preferences/fleet/\(Self.domain)".utf8)))
+        #expect(kept.value == Array(fix) && kept.modRevision == fixedAt)
+        let fifthDocument = try #require(try await client.get(key: Array(FleetLayout().rolloutKey(try DomainName(Self.domain)).utf8)))
+        #expect(try FleetJSON.decode(FleetRollout.self, from: fifthDocument.value).state == .stopped)
+        let fixed = try await Self.waitForFleet(client) { look in
+            look.statuses.count == Self.hostCount - 1 && look.statuses.values.allSatisfy { $0.revision > fixedAt }
+        }
+        #expect(fixed.statuses.values.allSatisfy { $0.revision > fixedAt && $0.valid })
+        for follower in followers.dropLast() { #expect(follower.managedValues == ["Volume": 40, "Theme": "dark"], "\(follower.name)") }
     }
 }
