@@ -20,6 +20,10 @@ package import Preferences
 /// - A value that cannot be used is refused with a warning and the key keeps its previous
 ///   value (``FleetRefusal``); a domain file that cannot be written is logged and written
 ///   again after the next change.
+/// - A value the domain's schema on this machine refuses is not written: the key keeps the
+///   value written before (``FleetValidation``).
+/// - After each domain is written, its ``FleetStatus`` (the revision, the file's digest, what
+///   was refused and why) goes to the ``reporter``, which never makes the follower wait.
 package struct FleetFollower: Sendable {
     /// What happened, for the caller to report (to systemd, say).
     package enum Event: Sendable {

@@ -151,11 +151,20 @@ struct FleetLoopProofTests {
         let enrolled = try await Self.waitForFleet(client) { $0.enrolled.count == Self.hostCount }
         try #require(enrolled.enrolled == Set(names), "enrolled: \(enrolled.enrolled.sorted())\n\(followers.map { $0.process.output.suffix(800) }.joined(separator: "\n"))")
 
-        // 1. A valid policy, with the etcd leader killed after its first step.
-        let valid = try Self.rollout([files, "--steps", "1%,25%,100%", "--max-invalid", "0%", "--step-timeout", "30"], endpoints: cluster.endpoints, home: admin)
-        try #require(await valid.waitForLine(within: .seconds(60)) { $0.contains("step 1 of 3") } != nil, "\(valid.output)")
+        // 1. A valid policy, with the etcd leader killed in the middle of it. The second-lowest
+        // cohort's host is stopped (SIGSTOP) first, so the rollout is surely waiting in its second
+        // step when the leader dies, whatever the machine's load; it goes on once the host does.
+        let held = followers[1]
+        held.process.signal(SIGSTOP)
+        var heldStopped = true
+        defer { if heldStopped { held.process.signal(SIGCONT) } }
+        let valid = try Self.rollout([files, "--steps", "1%,25%,100%", "--max-invalid", "0%", "--step-timeout", "60"], endpoints: cluster.endpoints, home: admin)
+        let secondStep = await valid.waitForLine(within: .seconds(60)) { $0.contains("step 2 of 3") }
+        try #require(secondStep?.text.contains(held.name) == true, "\(valid.output)")
         let leader = try cluster.leader()
         cluster.kill(member: leader)
+        held.process.signal(SIGCONT)
+        heldStopped = false
         let validExit = await valid.wait(timeout: .seconds(120))
         #expect(validExit == 0, "\(valid.output)\n\(valid.errorOutput)")
         let completed = try #require(Self.revision(in: valid.output, after: "completed rollout"), "\(valid.output)")
@@ -195,12 +204,22 @@ struct FleetLoopProofTests {
         // Nobody ever wrote 150: the reached host refused it, the others never got it.
         for follower in followers { #expect(follower.managedValues == ["Volume": 50, "Theme": "dark"], "\(follower.name)") }
 
-        // 3. A follower killed mid-rollout, and the rollout's own process killed and resumed.
+        // 3. A follower killed mid-rollout, and the rollout's own process killed and resumed. The
+        // first cohort's host is stopped first, so the rollout is surely still in its first step
+        // when it is killed; it continues (its lease expired meanwhile: it reports again).
         let victim = followers[followers.count - 1]
-        let third3 = try Self.rollout([third, "--steps", "1%,100%", "--max-invalid", "0%", "--step-timeout", "8"], endpoints: cluster.endpoints, home: admin)
+        let canary = followers[0]
+        canary.process.signal(SIGSTOP)
+        var canaryStopped = true
+        defer { if canaryStopped { canary.process.signal(SIGCONT) } }
+        let third3 = try Self.rollout([third, "--steps", "1%,100%", "--max-invalid", "0%", "--step-timeout", "12"], endpoints: cluster.endpoints, home: admin)
         try #require(await third3.waitForLine(within: .seconds(60)) { $0.contains("step 1 of 2") } != nil, "\(third3.output)")
         third3.signal(SIGKILL)
+        _ = await third3.wait(timeout: .seconds(30))
+        #expect(!third3.output.contains("step 2 of 2"), "\(third3.output)")
         victim.process.signal(SIGKILL)
+        canary.process.signal(SIGCONT)
+        canaryStopped = false
         let silent = try await Self.waitForFleet(client) { $0.statuses[victim.name] == nil }
         #expect(silent.statuses[victim.name] == nil, "the killed follower's status outlived its lease")
         #expect(silent.enrolled.contains(victim.name))
@@ -245,7 +264,7 @@ struct FleetLoopProofTests {
         // host (within --max-invalid): the rollout does not overwrite the fix when it would
         // complete; it stops, and every host takes the fix.
         let fifth = try Self.rollout(
-            [third, "--steps", "50%,100%", "--max-invalid", "10%", "--step-timeout", "4"], endpoints: cluster.endpoints, home: admin)
+            [third, "--steps", "50%,100%", "--max-invalid", "10%", "--step-timeout", "10"], endpoints: cluster.endpoints, home: admin)
         try #require(await fifth.waitForLine(within: .seconds(60)) { $0.contains("step 2 of 2") } != nil, "\(fifth.output)")
         let fix = Self.policy(40, "dark")
         let fixedAt = try cluster.put("/preferences/fleet/\(Self.domain)", fix)

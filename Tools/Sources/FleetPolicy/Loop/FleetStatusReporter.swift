@@ -39,8 +39,11 @@ package final class FleetStatusReporter: Sendable {
         var lease: Int64?
         /// Whether the enrolment was put with the current lease's generation of statuses.
         var enrolled = false
-        /// Whether a loss of the store was logged and not yet followed by a success.
+        /// Whether a failed write was logged and not yet followed by a successful flush.
         var lossLogged = false
+        /// Whether a failed renewal was logged and not yet followed by a successful one: apart
+        /// from writes, so a store that renews but refuses writes is not logged again and again.
+        var renewalLossLogged = false
     }
 
     private let state = Mutex(State())
@@ -173,19 +176,23 @@ package final class FleetStatusReporter: Sendable {
                     }
                     wake.yield()
                 }
-                // The store answers: the next outage is logged again.
-                state.withLock { $0.lossLogged = false }
+                // The store answers: the next outage of renewals is logged again.
+                state.withLock { $0.renewalLossLogged = false }
             } catch {
                 // The store is away: the next renewal tries again; if the lease ran out
                 // meanwhile, the first renewal that answers says so.
-                noteLoss(error)
+                noteLoss(error, renewing: true)
             }
         }
     }
 
-    /// Logs the first failure of an outage only.
-    private func noteLoss(_ error: any Error) {
+    /// Logs the first failure of an outage only, of writes and of renewals each.
+    private func noteLoss(_ error: any Error, renewing: Bool = false) {
         let first = state.withLock { state in
+            if renewing {
+                defer { state.renewalLossLogged = true }
+                return !state.renewalLossLogged
+            }
             defer { state.lossLogged = true }
             return !state.lossLogged
         }
