@@ -39,9 +39,6 @@ let package = Package(
         // pages' templates.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
-        // SHA-256 for the fleet loop's digests and cohorts; already built for Hummingbird's
-        // and AsyncHTTPClient's certificates.
-        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // What `defaults` does, apart from its argument parsing, so tests call it in-process.
@@ -157,7 +154,6 @@ let package = Package(
                 .product(name: "JournaldLogging", package: "swift-preferences"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DeclaredSettings", package: "swift-preferences"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),

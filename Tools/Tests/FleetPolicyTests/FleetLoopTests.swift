@@ -53,6 +53,22 @@ struct FleetLoopTests {
         #expect(FleetStatus.digest(of: Array("abc".utf8)) == "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
+    @Test("the digest is SHA-256: FIPS 180-4's examples and Python's hashlib on block edges and several blocks")
+    func digests() {
+        let cases: [([UInt8], String)] = [
+            ([], "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+            (Array("abc".utf8), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+            (Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8), "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+            (Array(repeating: UInt8(ascii: "a"), count: 55), "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318"),
+            (Array(repeating: UInt8(ascii: "a"), count: 56), "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a"),
+            (Array(repeating: UInt8(ascii: "a"), count: 64), "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb"),
+            (Array(repeating: (0...255).map { UInt8($0) }, count: 5).flatMap { $0 }, "d414b085826eb06778483ba35564dc849e643359f69ed9747878ba6e54985bed"),
+        ]
+        for (bytes, hex) in cases {
+            #expect(FleetStatus.digest(of: bytes) == "sha256:" + hex, "\(bytes.count) bytes")
+        }
+    }
+
     @Test("a running rollout replaces the fleet's value on the hosts it reaches; others, and every host once it stops, keep the fleet's")
     func rolloutInTheMerge() throws {
         // web-1's bucket is 4123.

@@ -1,4 +1,3 @@
-import Crypto
 
 /// Which cohort a host falls in for staged rollouts: a number from 0 to 9,999 (a basis point
 /// of the fleet) from a hash of its name, the same on every machine and in every run, so a
@@ -12,7 +11,7 @@ package enum FleetCohort {
 
     /// The bucket of `hostname`.
     package static func bucket(of hostname: String) -> Int {
-        let digest = Array(SHA256.hash(data: Array(hostname.utf8)))
+        let digest = SHA256.hash(Array(hostname.utf8))
         let prefix = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         return Int(prefix % UInt64(buckets))
     }

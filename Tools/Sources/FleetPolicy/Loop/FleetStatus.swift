@@ -1,4 +1,3 @@
-import Crypto
 package import Foundation
 
 /// What one host applied to one domain, as its follower reports it at
@@ -65,7 +64,7 @@ package struct FleetStatus: Codable, Sendable, Hashable {
 
     /// `sha256:` and the hex SHA-256 of `bytes`: how ``digest`` names a managed file.
     package static func digest(of bytes: some Sequence<UInt8>) -> String {
-        "sha256:" + SHA256.hash(data: Array(bytes)).map { byte in
+        "sha256:" + SHA256.hash(Array(bytes)).map { byte in
             let text = String(byte, radix: 16)
             return byte < 16 ? "0" + text : text
         }.joined()
