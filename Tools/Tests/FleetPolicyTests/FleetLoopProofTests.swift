@@ -212,7 +212,7 @@ struct FleetLoopProofTests {
         canary.process.signal(SIGSTOP)
         var canaryStopped = true
         defer { if canaryStopped { canary.process.signal(SIGCONT) } }
-        let third3 = try Self.rollout([third, "--steps", "1%,100%", "--max-invalid", "0%", "--step-timeout", "12"], endpoints: cluster.endpoints, home: admin)
+        let third3 = try Self.rollout([third, "--steps", "1%,100%", "--max-invalid", "0%", "--step-timeout", "6"], endpoints: cluster.endpoints, home: admin)
         try #require(await third3.waitForLine(within: .seconds(60)) { $0.contains("step 1 of 2") } != nil, "\(third3.output)")
         third3.signal(SIGKILL)
         _ = await third3.wait(timeout: .seconds(30))
@@ -264,7 +264,7 @@ struct FleetLoopProofTests {
         // host (within --max-invalid): the rollout does not overwrite the fix when it would
         // complete; it stops, and every host takes the fix.
         let fifth = try Self.rollout(
-            [third, "--steps", "50%,100%", "--max-invalid", "10%", "--step-timeout", "10"], endpoints: cluster.endpoints, home: admin)
+            [third, "--steps", "50%,100%", "--max-invalid", "10%", "--step-timeout", "5"], endpoints: cluster.endpoints, home: admin)
         try #require(await fifth.waitForLine(within: .seconds(60)) { $0.contains("step 2 of 2") } != nil, "\(fifth.output)")
         let fix = Self.policy(40, "dark")
         let fixedAt = try cluster.put("/preferences/fleet/\(Self.domain)", fix)
