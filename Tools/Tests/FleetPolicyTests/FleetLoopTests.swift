@@ -53,6 +53,18 @@ struct FleetLoopTests {
         #expect(FleetStatus.digest(of: Array("abc".utf8)) == "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
+    @Test("every journald message id of the fleet service has an entry in the catalog, with a subject")
+    func catalog() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("systemd/swift-preferences.catalog"), encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for event in FleetLogEvent.allCases {
+            let header = try #require(lines.firstIndex(of: "-- \(event.messageID)"), "\(event) has no catalog entry")
+            #expect(lines[header + 1].hasPrefix("Subject: "), "\(event)")
+        }
+    }
+
     @Test("the digest is SHA-256: FIPS 180-4's examples and Python's hashlib on block edges and several blocks")
     func digests() {
         let cases: [([UInt8], String)] = [
