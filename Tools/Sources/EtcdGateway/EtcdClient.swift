@@ -104,18 +104,14 @@ package final class EtcdClient: Sendable {
     ///
     /// - Returns: The keys in key order, and the revision they were read at.
     package func range(prefix: [UInt8]) async throws -> EtcdRange {
-        // etcd takes no empty key; "\0" to "\0" is its way of saying every key.
-        let request = Gateway.RangeRequest(
-            key: Gateway.base64(prefix.isEmpty ? [0] : prefix), rangeEnd: Gateway.base64(Gateway.rangeEnd(ofPrefix: prefix)))
-        let response = try await unary("/v3/kv/range", request, as: Gateway.RangeResponse.self)
-        return EtcdRange(
-            revision: response.header?.revision ?? 0, keyValues: try (response.kvs ?? []).map { try $0.decoded() })
+        try await range(from: prefix, to: Gateway.rangeEnd(ofPrefix: prefix))
     }
 
     /// Reads every key from `key` up to `rangeEnd` (exclusive), linearizably.
     ///
     /// - Returns: The keys in key order, and the revision they were read at.
     package func range(from key: [UInt8], to rangeEnd: [UInt8]) async throws -> EtcdRange {
+        // etcd takes no empty key; "\0" to "\0" is its way of saying every key.
         let request = Gateway.RangeRequest(key: Gateway.base64(key.isEmpty ? [0] : key), rangeEnd: Gateway.base64(rangeEnd))
         let response = try await unary("/v3/kv/range", request, as: Gateway.RangeResponse.self)
         return EtcdRange(
