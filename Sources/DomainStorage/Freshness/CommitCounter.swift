@@ -37,6 +37,10 @@ package final class CommitCounter: @unchecked Sendable {
 
     /// The file's path.
     package let path: String
+    /// `path` as the system calls take it, made once: ``follow(policy:)`` runs for every change
+    /// the watcher sees, and parsing a `FilePath` from a string each time was a quarter of the
+    /// watcher thread's time in debug builds.
+    private let systemPath: FilePath
     /// The directory the file is in.
     package let directory: String
     /// The shared counter.
@@ -52,6 +56,7 @@ package final class CommitCounter: @unchecked Sendable {
 
     private init(path: String, directory: String, mapping: UnsafeMutableRawPointer, file: (device: UInt64, inode: UInt64)) {
         self.path = path
+        systemPath = FilePath(path)
         self.directory = directory
         self.mapping = mapping
         mapped = ThreadLock(file, rank: .leaf)
@@ -114,7 +119,7 @@ package final class CommitCounter: @unchecked Sendable {
     ///
     /// - Returns: Whether the mapping changed, so sleepers take their words again.
     package func follow(policy: FilePolicy) -> Bool {
-        let current = (try? FilePath(path).stat(followTargetSymlink: false)).map { (device: UInt64($0.deviceID.rawValue), inode: UInt64($0.inode.rawValue)) }
+        let current = (try? systemPath.stat(followTargetSymlink: false)).map { (device: UInt64($0.deviceID.rawValue), inode: UInt64($0.inode.rawValue)) }
         let known = mapped.withLock { $0 }
         if let current, let known, current == known { return false }
         // A missing directory is waited for, as beside a domain file the first open waits:
