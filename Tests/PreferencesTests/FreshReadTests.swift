@@ -15,7 +15,8 @@ struct FreshReadTests {
             runtimeDirectory: fixture.environment["XDG_RUNTIME_DIR"])
     }
 
-    @Test("10,000 trials of write, flush, tell the reader through a pipe, read: 0 stale reads")
+    /// The 10,000 trials in the soak (`RELIABILITY_SOAK=1`), 2,000 in the test command.
+    @Test("10,000 trials (2,000 outside the soak) of write, flush, tell the reader through a pipe, read: 0 stale reads")
     func noStaleReads() throws {
         let fixture = try StoreFixture()
         let store = try fixture.store()
@@ -31,7 +32,7 @@ struct FreshReadTests {
         // The store checks it once the watcher has added it, just after opening it.
         #expect(waitUntil(within: .seconds(10)) { store.freshness.checks(store.appDomain) })
         var stale: [Int] = []
-        let trials = 10_000
+        let trials = soakCount(10_000, command: 2_000)
         for trial in 1...trials {
             try worker.send("\(trial)")
             guard worker.nextLine() == String(trial) else {

