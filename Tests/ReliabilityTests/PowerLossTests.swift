@@ -5,10 +5,13 @@ import Testing
 /// Power loss at every point of the write path (`Tests/Scripts/power-loss.sh`, which says
 /// how states are recorded and built): the quick runs here, of the write path and of a purge;
 /// the long ones by the script.
+///
+/// Not serialized: each run works in a directory of its own (the script's `mkdtemp`) and its
+/// workers in their own homes, and one after another the five runs were the last half-minute
+/// of the library's test run, with a core idle.
 @Suite(
     "Power loss at every point of the write path",
-    .enabled(if: installedProgram("strace") != nil, "needs strace to record the workload: run Tests/Scripts/install-dependencies.sh"),
-    .serialized)
+    .enabled(if: installedProgram("strace") != nil, "needs strace to record the workload: run Tests/Scripts/install-dependencies.sh"))
 struct PowerLossTests {
     /// The repository's root, from this file's place in it.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
