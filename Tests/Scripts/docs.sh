@@ -21,6 +21,13 @@
 # four of Preferences' public types reach it (declared in DomainStorage); the extractor takes
 # them when told which re-exported module to include (`-experimental-allowed-reexported-modules`).
 set -euo pipefail
+# SwiftPM 6.3 passes a package's enabled traits to the compiler (-DConfiguration
+# -DServiceLifecycle) in the order of a Set, which each swift process draws anew from its
+# hash seed: every other `swift build` or plugin run on the same build directory compiled
+# the library's modules again, 15-20 s each on the 2-core machine
+# (swiftlang/swift-package-manager#10525). A fixed seed fixes the order; run-all.sh builds
+# the tools package with the same one.
+export SWIFT_DETERMINISTIC_HASHING=1
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 scratch=Tools/.build

@@ -12,6 +12,13 @@
 #   bash Tests/Scripts/install.sh [--prefix DIR] [--scratch-path DIR] [--configuration debug|release] [--no-build]
 #   bash Tests/Scripts/install.sh [--prefix DIR] --uninstall
 set -euo pipefail
+# SwiftPM 6.3 passes a package's enabled traits to the compiler (-DConfiguration
+# -DServiceLifecycle) in the order of a Set, which each swift process draws anew from its
+# hash seed: every other `swift build` or plugin run on the same build directory compiled
+# the library's modules again, 15-20 s each on the 2-core machine
+# (swiftlang/swift-package-manager#10525). A fixed seed fixes the order; run-all.sh builds
+# the tools package with the same one.
+export SWIFT_DETERMINISTIC_HASHING=1
 
 usage() {
     echo "usage: install.sh [--prefix DIR] [--scratch-path DIR] [--configuration debug|release] [--uninstall]"

@@ -31,7 +31,10 @@ step bash Tests/Scripts/privileged-tests.sh "$events"
 # The tools package (Tools/): the defaults tool, the fleet service against real etcd clusters
 # on loopback, the example services, and the two trait-gated library products. (Built beside
 # the library's tests instead, it took as long: both need the two cores, 631 s together.)
-step swift build --package-path Tools --build-tests
+# With a fixed hash seed, as install.sh and docs.sh build the same directory: SwiftPM orders
+# the library's two trait defines by the seed, and a different order compiled the library's
+# modules again in each of them (swiftlang/swift-package-manager#10525).
+step env SWIFT_DETERMINISTIC_HASHING=1 swift build --package-path Tools --build-tests
 step swift test --package-path Tools --skip-build --skip SystemdNotifierTests --skip DefaultsToolJournalTests
 # The sd_notify tests set NOTIFY_SOCKET and WATCHDOG_* with setenv, which is not safe while
 # other threads read the environment: they run in a test process of their own.
