@@ -22,15 +22,20 @@ struct FlushScheduleTests {
             self.blocks = blocks
         }
 
+        /// When each run started and ended.
+        let times = ThreadLock<[(start: ContinuousClock.Instant, end: ContinuousClock.Instant)]>([], rank: .leaf)
+
         /// The write: takes what is pending, waits to be released if it blocks, succeeds.
         func write() -> Bool {
+            let start = ContinuousClock.now
             pending.store(false, ordering: .sequentiallyConsistent)
             runs.add(1, ordering: .sequentiallyConsistent)
             if blocks {
                 started.signal()
                 release.wait()
-                finished.signal()
             }
+            times.withLock { $0.append((start, ContinuousClock.now)) }
+            if blocks { finished.signal() }
             return true
         }
 
@@ -70,6 +75,67 @@ struct FlushScheduleTests {
         #expect(writes.runs.load(ordering: .sequentiallyConsistent) == 3)
         let stillPending = writes.pending.load(ordering: .sequentiallyConsistent)
         #expect(!stillPending)
+    }
+
+    /// Back to back, every write took the setting program's core from it now and then; a
+    /// program setting in a loop gets one write per interval (issue 37, item 5). The bound
+    /// checked is a lower one: a loaded machine only makes the second write later.
+    @Test("a write asked for by a burst of sets during a write starts no sooner than the interval after that write ended")
+    func writesInABurstAreSpaced() {
+        let writes = Writes(blocks: true)
+        let schedule = FlushSchedule(interval: .milliseconds(200)) { writes.write() }
+        writes.set(on: schedule)
+        writes.started.wait()
+        for _ in 0..<FlushSchedule.burstSets { writes.set(on: schedule) }
+        writes.release.signal()
+        writes.finished.wait()
+        writes.started.wait()
+        writes.release.signal()
+        writes.finished.wait()
+        let times = writes.times.withLock { $0 }
+        #expect(times.count == 2)
+        if times.count == 2 {
+            #expect(times[1].start - times[0].end >= .milliseconds(200), "\(times[1].start - times[0].end)")
+        }
+        #expect(schedule.queuedWrites == 2)
+    }
+
+    /// A change made, waited for by another process, then made again (a settings page, the
+    /// cross-process benchmark) must not wait out an interval: only sets that find a write
+    /// running are deferred.
+    @Test("a set made while no write is queued or running is written at once, however recently the last write ended")
+    func idleScheduleWritesAtOnce() {
+        let writes = Writes(blocks: false)
+        // An interval no test run outlasts: a write made to wait for it would never run here.
+        let schedule = FlushSchedule(interval: .seconds(3_600)) { writes.write() }
+        for round in 1...3 {
+            writes.set(on: schedule)
+            FlushSchedule.waitForQueuedWrites()
+            // A write made to wait for the interval would not be on the queue yet.
+            #expect(writes.runs.load(ordering: .sequentiallyConsistent) == round, "write \(round) waited")
+        }
+        #expect(schedule.queuedWrites == 3)
+    }
+
+    /// The cross-process benchmark's pattern: a change, waited for by another process, which
+    /// sees it at the rename, then the next change, while the last write is still finishing.
+    @Test("a few sets made while a write runs are written right after it; a burst waits for the interval")
+    func fewSetsAreNotABurst() {
+        let writes = Writes(blocks: true)
+        // An interval no test run outlasts: a write made to wait for it never runs here.
+        let schedule = FlushSchedule(interval: .seconds(3_600)) { writes.write() }
+        writes.set(on: schedule)
+        writes.started.wait()
+        for _ in 0..<(FlushSchedule.burstSets - 1) { writes.set(on: schedule) }
+        writes.release.signal()
+        writes.finished.wait()
+        #expect(writes.started.wait(timeout: .now() + 60) == .success, "the write after a few sets waited for the interval")
+        for _ in 0..<FlushSchedule.burstSets { writes.set(on: schedule) }
+        writes.release.signal()
+        writes.finished.wait()
+        FlushSchedule.waitForQueuedWrites()
+        #expect(writes.runs.load(ordering: .sequentiallyConsistent) == 2, "the write after a burst did not wait")
+        #expect(schedule.queuedWrites == 3)
     }
 
     @Test("a change still pending after its write (a NaN never equals itself) queues no other write without a set")
