@@ -12,7 +12,7 @@ import Dispatch
 /// flush").
 ///
 /// A program setting in a loop (``burstSets`` sets or more while one write runs) has its sets
-/// written together, one write per interval: back to back, every write (its encoding, its
+/// written together, each write starting ``interval`` after the last one ended: back to back, every write (its encoding, its
 /// `fsync`'s interrupts, the watcher and directory-sync threads it wakes) took the program's
 /// core from it now and then, and those were the slow tenth of a percent of its sets. A set
 /// made while no write is queued or running is written at once, and so are a few made while
