@@ -12,13 +12,13 @@ import Dispatch
 /// flush").
 ///
 /// A program setting in a loop (``burstSets`` sets or more while one write runs) has its sets
-/// written together, each write starting ``interval`` after the last one ended: back to back, every write (its encoding, its
-/// `fsync`'s interrupts, the watcher and directory-sync threads it wakes) took the program's
-/// core from it now and then, and those were the slow tenth of a percent of its sets. A set
-/// made while no write is queued or running is written at once, and so are a few made while
-/// one runs, right after it: a change made, waited for by another process, then made again,
-/// often lands while the last write is still finishing (after its rename, which the other
-/// process saw), and must not wait out an interval.
+/// written together, each write starting ``interval`` after the last one ended: back to back,
+/// every write (its encoding, its `fsync`'s interrupts, the watcher and directory-sync threads
+/// it wakes) took the program's core from it now and then, and those were the slow tenth of a
+/// percent of its sets. A set made while no write is queued or running is written at once, and
+/// so are a few made while one runs, right after it: a change made, waited for by another
+/// process, then made again, often lands while the last write is still finishing (after its
+/// rename, which the other process saw), and must not wait out an interval.
 package final class FlushSchedule: Sendable {
     private struct State {
         var isScheduled = false
@@ -42,15 +42,15 @@ package final class FlushSchedule: Sendable {
     /// The write; returns whether it succeeded. Made once, so scheduling on every set
     /// allocates nothing.
     private let write: @Sendable () -> Bool
-    /// The least time between the end of one write and the start of the next.
+    /// The least time between the end of one write and the start of the next, after a burst.
     package let interval: Duration
 
     /// Every domain's background writes run here, one at a time: a write holds the domain's
     /// lock files, and two at once would only contend for the disk.
     private static let queue = DispatchQueue(label: "swift-preferences.flush")
 
-    /// Creates the schedule of `write`, which returns whether it succeeded, with writes
-    /// `interval` apart.
+    /// Creates the schedule of `write`, which returns whether it succeeded, with a burst's
+    /// write starting `interval` after the write it came during.
     package init(interval: Duration = defaultInterval, _ write: @escaping @Sendable () -> Bool) {
         self.interval = interval
         self.write = write
