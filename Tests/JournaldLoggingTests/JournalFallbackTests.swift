@@ -7,7 +7,7 @@ import TestSupport
 /// Why the tests that hide journald in a namespace of their own are skipped.
 let noUserNamespaces: Comment = "needs unshare --user --map-root-user --mount, to hide journald in a mount namespace of its own; user namespaces are not allowed here"
 
-@Suite("Without a live journald")
+@Suite("Without a live journald", .ownThread)
 struct JournalFallbackTests {
     @Test("A missing socket path is not reachable")
     func missingSocket() throws {

@@ -10,7 +10,7 @@ private struct DiskFull: Error, CustomStringConvertible {
 }
 
 @Suite(
-    "JournaldLogHandler on a real journald",
+    "JournaldLogHandler on a real journald", .ownThread,
     .enabled(if: JournalReader.hasTestJournal, "needs the journald Tests/Scripts/with-journald.sh starts"))
 struct JournaldLogHandlerTests {
     @Test("A message with metadata arrives in the journal with every field right")

@@ -6,7 +6,7 @@ import TestSupport
 
 /// The entries declared settings write, read back from a real journald.
 @Suite(
-    "Schema entries in the journal",
+    "Schema entries in the journal", .ownThread,
     .enabled(if: JournalReader.hasTestJournal, "needs the journald Tests/Scripts/with-journald.sh starts"))
 struct SchemaJournalTests {
     /// A store of a fresh domain whose schema declares Volume (integer, 0...100, default 50,

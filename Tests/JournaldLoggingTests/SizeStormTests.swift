@@ -5,7 +5,7 @@ import TestSupport
 /// A storm of 10,000 refused sets, made by a process of its own so that its rate limiter
 /// (one per process) starts fresh: with journald, and with no journald at all.
 @Suite(
-    "A storm of size-limit entries",
+    "A storm of size-limit entries", .ownThread,
     .enabled(if: JournalReader.hasTestJournal, "needs the journald Tests/Scripts/with-journald.sh starts"))
 struct SizeStormTests {
     /// The worker's process ID, from the line it prints first.

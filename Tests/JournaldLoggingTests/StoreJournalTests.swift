@@ -5,7 +5,7 @@ import TestSupport
 
 /// The store's own entries, read back from a real journald with `journalctl -o json`.
 @Suite(
-    "The store's journal entries",
+    "The store's journal entries", .ownThread,
     .enabled(if: JournalReader.hasTestJournal, "needs the journald Tests/Scripts/with-journald.sh starts"))
 struct StoreJournalTests {
     /// A store in a private preferences home, for a domain no other test uses.
@@ -130,7 +130,7 @@ struct StoreJournalTests {
 
 /// Size-limit entries, and the rate limit on them.
 @Suite(
-    "Size-limit entries in the journal",
+    "Size-limit entries in the journal", .ownThread,
     .enabled(if: JournalReader.hasTestJournal, "needs the journald Tests/Scripts/with-journald.sh starts"))
 struct SizeLimitJournalTests {
     @Test("a soft-limit warning and a refused set are logged; a storm of refusals gives at most 10 entries")
@@ -160,7 +160,7 @@ struct SizeLimitJournalTests {
 
 /// The catalog in systemd/ installs with `journalctl --update-catalog` and explains every
 /// MESSAGE_ID the store logs.
-@Suite("The journal catalog")
+@Suite("The journal catalog", .ownThread)
 struct CatalogTests {
     static let catalog = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()

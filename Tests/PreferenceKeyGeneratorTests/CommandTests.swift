@@ -4,7 +4,7 @@ import PreferenceKeyGeneration
 import Testing
 import TestSupport
 
-@Suite("preferences-keygen command")
+@Suite("preferences-keygen command", .ownThread)
 struct CommandTests {
     @Test("Reads native schemas and Settings.bundles and writes one file of keys")
     func nativeAndBundle() throws {

@@ -6,7 +6,7 @@ import TestSupport
 /// Type-checks generated keys and code using them against the `Preferences` module this
 /// test run was built with: what a build with the plugin compiles, without building a
 /// package (which would rebuild every dependency, minutes).
-@Suite("Generated keys compile")
+@Suite("Generated keys compile", .ownThread)
 struct CompileTests {
     /// A schema with a key of every type, keys without defaults, and names that need care.
     static let schema = nativeSchema(#"""

@@ -44,7 +44,7 @@ import TestSupport
 /// The adapter that <doc:BackingAppStorageInAUIFramework> shows, compiled from the lines above
 /// (which must be the article's, character for character) and exercised as a UI framework's
 /// `@AppStorage` would use it (issue 38, item 4).
-@Suite("A UI framework's app storage over a store")
+@Suite("A UI framework's app storage over a store", .ownThread)
 struct AppStorageAdapterTests {
     struct Window: Codable, Equatable {
         var width: Int

@@ -12,7 +12,7 @@ import TestSupport
 /// Shared state here is locked with the library's `ThreadLock` (a pthread mutex), not
 /// `Synchronization.Mutex`: these tests run under the thread sanitizer too, which sees no
 /// ordering through `Mutex`'s priority-inheritance futex.
-@Suite("Where callbacks run")
+@Suite("Where callbacks run", .ownThread)
 struct CallbackThreadTests {
     /// The OS name of the calling thread, as the library sets it with `prctl`.
     static func threadName() -> String {

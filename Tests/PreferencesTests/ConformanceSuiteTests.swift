@@ -5,7 +5,7 @@ import TestSupport
 /// The language-neutral conformance suite (Tests/Conformance/, rules in PROTOCOL.md) run
 /// against this library, through `PreferencesWorker conformance-adapter`: real processes, a
 /// private tree per case, the files checked by a runner that is not Swift.
-@Suite("On-disk protocol conformance")
+@Suite("On-disk protocol conformance", .ownThread)
 struct ConformanceSuiteTests {
     static let runner = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Conformance/run.py").path

@@ -7,7 +7,7 @@ import TestSupport
 /// domain at once (distinct keys, increments, removals, killed and stopped lock holders) are
 /// `ReliabilityTests.ConcurrencyTests`: the 8-process versions of its distinct-key and
 /// increment tests that were here ran the same code again at half the scale.
-@Suite("Values handed from one process to another")
+@Suite("Values handed from one process to another", .ownThread)
 struct CrossProcessTests {
     @Test("a value set just before a normal exit is on disk")
     func flushAtExit() throws {

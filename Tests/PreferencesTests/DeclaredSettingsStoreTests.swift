@@ -8,7 +8,7 @@ import TestSupport
 
 /// A domain with a schema: declared defaults with no code, validated writes, bad stored
 /// values read as the default, schemas followed live, refused when untrusted, migrations.
-@Suite("Declared settings in a store")
+@Suite("Declared settings in a store", .ownThread)
 struct DeclaredSettingsStoreTests {
     static let domain = "com.example.test"
 

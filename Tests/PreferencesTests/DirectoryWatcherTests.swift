@@ -12,7 +12,7 @@ import TestSupport
 /// was *not* called, a second handler on the same watcher serves as a sentinel: handlers run
 /// one at a time on one thread, in event order, so once the sentinel has seen a later change,
 /// every call for the earlier one has been made.
-@Suite("Directory watcher")
+@Suite("Directory watcher", .ownThread)
 struct DirectoryWatcherTests {
     /// A change made to a watched file by another program.
     enum Change: String, CaseIterable, CustomTestStringConvertible {

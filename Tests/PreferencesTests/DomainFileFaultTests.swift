@@ -8,7 +8,7 @@ import TestSupport
 // strace attaches to the test's own thread, which Yama's ptrace_scope 1 (Ubuntu's default)
 // refuses to an ordinary user; strace missing is not a reason to skip (below).
 @Suite(
-    "Domain file writes under injected faults",
+    "Domain file writes under injected faults", .ownThread,
     .enabled(if: Privileges.canTraceOwnThreads, "needs kernel.yama.ptrace_scope 0, or CAP_SYS_PTRACE, for strace to attach to the test's thread"))
 struct DomainFileFaultTests {
     @Test(

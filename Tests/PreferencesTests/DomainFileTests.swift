@@ -6,7 +6,7 @@ import TestSupport
 
 @testable import Preferences
 
-@Suite("Domain files")
+@Suite("Domain files", .ownThread)
 struct DomainFileTests {
     /// Values of every property-list type, with keys that need no escaping anywhere.
     static let sampleValues: [String: PropertyListValue] = [

@@ -9,7 +9,7 @@ import TestSupport
 /// first open of a domain with no file of ours imports Foundation's file, once, with the care
 /// of any file we read (issue 38, item 2). Foundation's files here are written by corelibs
 /// itself, in a worker process, wherever a test does not need a file it cannot make.
-@Suite("Foundation's settings imported")
+@Suite("Foundation's settings imported", .ownThread)
 struct FoundationImportTests {
     static let domain = "com.example.moving"
 

@@ -6,7 +6,7 @@ import TestSupport
 import Synchronization
 import Testing
 
-@Suite("Fresh reads")
+@Suite("Fresh reads", .ownThread)
 struct FreshReadTests {
     /// Where the fixture's app domain keeps its commit counter in this process's session.
     func counterLocation(_ fixture: StoreFixture, domain: String = "com.example.test") -> CommitCounterLocation {

@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 
 /// Every commit keeps the file it replaces as a numbered generation (issue 18, item 4).
-@Suite("Generations")
+@Suite("Generations", .ownThread)
 struct GenerationTests {
     static let domain = "com.example.history"
 

@@ -6,7 +6,7 @@ import TestSupport
 /// `fileWatching: .whenObserved`: a program that only reads starts no watcher thread and no
 /// inotify instance, its reads stay fresh, and its first observer starts the watching
 /// (issue 38, item 5).
-@Suite("Watching files only once observed")
+@Suite("Watching files only once observed", .ownThread)
 struct LazyWatchingTests {
     @Test("a reader holds no inotify instance and no watcher thread until it observes, though its reads catch up with other processes")
     func oneShotReadStartsNothing() throws {

@@ -229,7 +229,7 @@ struct LocalObservationTests {
     }
 }
 
-@Suite("Observing changes made elsewhere")
+@Suite("Observing changes made elsewhere", .ownThread)
 struct CrossProcessObservationTests {
     func worker(_ arguments: [String], fixture: StoreFixture) throws {
         let result = try run(workerPath, arguments, environment: fixture.processEnvironment)

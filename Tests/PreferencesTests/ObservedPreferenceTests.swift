@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// `ObservedPreference`: an Observable property following one key both ways.
-@Suite("Observation bindings")
+@Suite("Observation bindings", .ownThread)
 struct ObservedPreferenceTests {
     /// Counts the `onChange` calls of `withObservationTracking` rounds, each armed by `track`
     /// (a round fires at most once), and the values each round read.

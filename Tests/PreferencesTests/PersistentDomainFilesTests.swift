@@ -8,7 +8,7 @@ import TestSupport
 
 /// The by-location API the `defaults` tool writes through (`PreferenceFiles`): same lock,
 /// merge and notifications as a store's own writes, and unusable files refused untouched.
-@Suite("Persistent domains by location")
+@Suite("Persistent domains by location", .ownThread)
 struct PersistentDomainFilesTests {
     @Test("locations: names are validated, NSGlobalDomain is the global domain, paths get .plist")
     func locations() throws {

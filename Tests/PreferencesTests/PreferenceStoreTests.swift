@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite("PreferenceStore basics")
+@Suite("PreferenceStore basics", .ownThread)
 struct PreferenceStoreTests {
     @Test("a set is visible to reads at once and reaches the file after flush")
     func setThenRead() throws {

@@ -9,7 +9,7 @@ import TestSupport
 /// version than this library knows is read as far as it can be and never written; every
 /// write says which versions met, and nothing in the directory changes. The "version 2"
 /// directories here are synthetic: version 1 files with a marker naming 2.
-@Suite("Protocol versions side by side")
+@Suite("Protocol versions side by side", .ownThread)
 struct ProtocolVersionTests {
     static let domain = "com.example.versions"
 

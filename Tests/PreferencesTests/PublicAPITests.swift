@@ -25,7 +25,7 @@ fileprivate struct APITheme: Codable, Sendable, Equatable, PreferenceValue {
     var fontSize: Double
 }
 
-@Suite("Transactions, fresh reads, history and recovery through the public API")
+@Suite("Transactions, fresh reads, history and recovery through the public API", .ownThread)
 struct PublicAPITests {
     static let domain = "com.example.test"
     // A valid name: it cannot fail.

@@ -5,7 +5,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@Suite("Transactions")
+@Suite("Transactions", .ownThread)
 struct TransactionTests {
     /// The domain file's bytes, or nil if it does not exist.
     func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }

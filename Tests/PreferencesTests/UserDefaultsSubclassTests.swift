@@ -6,7 +6,7 @@ import TestSupport
 /// What code that only sees a `UserDefaults` gets from ``PreferencesUserDefaults`` beyond
 /// corelibs' own cases (``UserDefaultsPortTests``): our files and their rules, other
 /// processes' changes as `UserDefaults.didChangeNotification`, and the layers corelibs lacks.
-@Suite("PreferencesUserDefaults, as code typed UserDefaults uses it")
+@Suite("PreferencesUserDefaults, as code typed UserDefaults uses it", .ownThread)
 struct UserDefaultsSubclassTests {
     /// Code written for Foundation: it knows only `UserDefaults`.
     static func recordLaunch(in defaults: UserDefaults) {

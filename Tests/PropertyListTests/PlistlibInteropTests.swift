@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Our codec against CPython's `plistlib`, both directions, over every type.
-@Suite("Interop with CPython's plistlib")
+@Suite("Interop with CPython's plistlib", .ownThread)
 struct PlistlibInteropTests {
     let script = fixturesDirectory.appendingPathComponent("plistlib_interop.py").path
 

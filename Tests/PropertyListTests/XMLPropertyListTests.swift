@@ -5,7 +5,7 @@ import Testing
 
 /// Apple's XML property-list format: the decoder's grammar and conversions, the encoder's
 /// exact layout, round trips, interop with CPython's plistlib both ways, and hostile input.
-@Suite("XML property lists")
+@Suite("XML property lists", .ownThread)
 struct XMLPropertyListTests {
     let decoder = XMLPropertyListDecoder()
     let encoder = XMLPropertyListEncoder()

@@ -11,7 +11,7 @@ import Testing
 /// sixteen-process tests of this suite saturate both cores and the disk while they run; side
 /// by side, a hand-off measured the scheduler and the disk queue (3.3 s once in a whole-suite
 /// run, 13–16 ms alone).
-@Suite("Concurrency across processes", .serialized)
+@Suite("Concurrency across processes", .ownThread, .serialized)
 struct ConcurrencyTests {
     /// Each flush re-reads and re-encodes the whole growing file, and every other worker's
     /// watcher re-reads it too, so 8,000 flushes of up to 8,000 keys take minutes in a debug

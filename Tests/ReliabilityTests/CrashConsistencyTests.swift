@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// A writer SIGKILLed at random moments: the file is always one committed generation.
-@Suite("Crash consistency")
+@Suite("Crash consistency", .ownThread)
 struct CrashConsistencyTests {
     static let domain = "com.example.crash"
     static let keys = 20

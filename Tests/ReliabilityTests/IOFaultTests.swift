@@ -9,7 +9,7 @@ import TestSupport
 // An ordinary user mounts in a user namespace of its own, which some kernels and containers
 // forbid; unshare missing is not a reason to skip (below).
 @Suite(
-    "I/O faults",
+    "I/O faults", .ownThread,
     .enabled(if: Privileges.canCreateUserNamespaces, "needs user namespaces (unshare --user --map-root-user) to mount without root"))
 struct IOFaultTests {
     /// Runs the worker inside a new mount namespace after `setup` (shell commands, with the

@@ -10,7 +10,7 @@ import Testing
 /// workers in their own homes, and one after another the five runs were the last half-minute
 /// of the library's test run, with a core idle.
 @Suite(
-    "Power loss at every point of the write path",
+    "Power loss at every point of the write path", .ownThread,
     .enabled(if: installedProgram("strace") != nil, "needs strace to record the workload: run Tests/Scripts/install-dependencies.sh"))
 struct PowerLossTests {
     /// The repository's root, from this file's place in it.

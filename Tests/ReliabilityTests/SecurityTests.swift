@@ -6,7 +6,7 @@ import TestSupport
 
 /// The security list. Symbolic links, FIFOs and unsafe domain files are covered by
 /// PreferencesTests (UntrustedFileTests, DomainFileTests); RELIABILITY.md maps each item.
-@Suite("Security")
+@Suite("Security", .ownThread)
 struct SecurityTests {
     @Test(
         "hostile domain names are rejected before any file-system call",

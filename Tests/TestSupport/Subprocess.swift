@@ -237,6 +237,7 @@ package final class Subprocess: @unchecked Sendable {
     /// The next line of `stream` not returned before, in order, blocking until it arrives;
     /// nil at the stream's end or when `limit` has passed.
     package func nextLine(in stream: Stream = .output, within limit: Duration = defaultTimeout) -> String? {
+        BlockingWait.check("waiting for a line from \(executable)")
         let deadline = Self.date(after: limit)
         return state.withLock { state in
             while true {
@@ -282,6 +283,7 @@ package final class Subprocess: @unchecked Sendable {
     /// lock, so `find` may use this value), blocking, until it is found, the stream ended or
     /// `deadline` passed.
     private func search<Found>(_ stream: Stream, until deadline: Date, _ find: ([Line]) -> Found?) -> Found? {
+        BlockingWait.check("waiting for output from \(executable)")
         while true {
             let (lines, ended, version) = state.withLock { ($0[stream].lines, $0[stream].ended, $0.version) }
             if let found = find(lines) { return found }
@@ -332,6 +334,7 @@ package final class Subprocess: @unchecked Sendable {
     /// SIGKILL (``timedOut``), so the status says a signal ended it.
     @discardableResult
     package func wait(timeout limit: Duration = defaultTimeout) -> Int32 {
+        BlockingWait.check("waiting for \(executable) to exit")
         let deadline = Self.date(after: limit)
         if !state.waitForExit(until: deadline) {
             state.withLock { $0.timedOut = true }

@@ -5,7 +5,7 @@ import TestSupport
 
 /// Every kind of bad input: one clear message, a non-zero exit, and the domain's file left
 /// byte-identical (same bytes, same inode).
-@Suite("defaults bad input")
+@Suite("defaults bad input", .ownThread)
 struct BadInputTests {
     /// A domain with a value, and its file's bytes and inode.
     func fixture() throws -> (ToolFixture, Data, Int) {
@@ -110,7 +110,7 @@ struct BadInputTests {
 }
 
 /// Mistakes that are easy to make with Apple's syntax.
-@Suite("defaults syntax mistakes")
+@Suite("defaults syntax mistakes", .ownThread)
 struct SyntaxMistakeTests {
     @Test("a dash word where the domain goes is an unknown option, not a domain named '-foo'")
     func dashDomain() throws {
@@ -143,7 +143,7 @@ struct SyntaxMistakeTests {
 }
 
 /// A .plist named by path in a format the library does not write.
-@Suite("defaults and XML files named by path")
+@Suite("defaults and XML files named by path", .ownThread)
 struct XMLPathTests {
     @Test("an XML plist named by path reads, and a write to it is refused with a hint, the file untouched")
     func xmlPath() throws {

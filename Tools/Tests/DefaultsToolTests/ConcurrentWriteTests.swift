@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Writes go through the library's lock and merge: tools running at once lose nothing.
-@Suite("defaults writing concurrently")
+@Suite("defaults writing concurrently", .ownThread)
 struct ConcurrentWriteTests {
     /// Starts every command at once and waits for all of them.
     func runAtOnce(_ tool: ToolFixture, _ commands: [[String]]) throws {

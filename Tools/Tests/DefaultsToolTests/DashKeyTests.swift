@@ -1,9 +1,10 @@
 import Foundation
 import PropertyList
+import TestSupport
 import Testing
 
 /// Keys that start with `-`, reached after `--` as POSIX tools read operands.
-@Suite("defaults keys that start with a dash")
+@Suite("defaults keys that start with a dash", .ownThread)
 struct DashKeyTests {
     let domain = "com.example.dash"
 

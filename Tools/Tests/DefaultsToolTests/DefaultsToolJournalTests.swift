@@ -6,7 +6,7 @@ import TestSupport
 
 /// The `defaults` tool writes through the library, so each write is a journal entry.
 @Suite(
-    "The defaults tool's journal entries",
+    "The defaults tool's journal entries", .ownThread,
     .enabled(if: JournalReader.hasTestJournal, "needs the journald Tests/Scripts/with-journald.sh starts"))
 struct DefaultsToolJournalTests {
     @Test("defaults write is one entry naming the domain and the key, from the defaults process")

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// `defaults explain`: every layer holding a key, and the winner.
-@Suite("defaults explain and edit")
+@Suite("defaults explain and edit", .ownThread)
 struct ExplainEditTests {
     func plant(_ values: PropertyListValue, at path: String) throws {
         try FileManager.default.createDirectory(

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// `export` and `import`: lossless round trips, and files Python's plistlib reads and writes.
-@Suite("defaults export and import")
+@Suite("defaults export and import", .ownThread)
 struct ExportImportTests {
     /// Every type, nested, including a date with a fraction of a second and a 32-bit real.
     static let everything: PropertyListValue = [

@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `defaults read` prints exactly what macOS prints, for every value type and nesting.
-@Suite("defaults read output (golden)")
+@Suite("defaults read output (golden)", .ownThread)
 struct GoldenOutputTests {
     /// One domain holding every type, nested containers and the quoting cases.
     static let domainXML = """

@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Every verb's help shows how it is used, as an example command line.
-@Suite("defaults help examples")
+@Suite("defaults help examples", .ownThread)
 struct HelpExampleTests {
     /// The verbs `defaults --help` lists, read from its SUBCOMMANDS section, so a verb added
     /// later is checked without this test changing.

@@ -6,7 +6,7 @@ import TestSupport
 
 /// `defaults history`, `undo` and `restore`, and reads of a recovered domain (issue 18,
 /// items 5 and 6).
-@Suite("defaults history, undo and restore")
+@Suite("defaults history, undo and restore", .ownThread)
 struct HistoryToolTests {
     static let domain = "com.example.history"
 

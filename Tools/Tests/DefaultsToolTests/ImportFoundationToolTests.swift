@@ -5,7 +5,7 @@ import TestSupport
 
 /// `defaults import-foundation`, and the import a first open makes as `defaults` shows it
 /// (issue 38, item 2).
-@Suite("defaults import-foundation")
+@Suite("defaults import-foundation", .ownThread)
 struct ImportFoundationToolTests {
     /// Puts an XML file where corelibs-Foundation keeps `domain` for the fixture's `HOME`.
     @discardableResult

@@ -10,7 +10,7 @@ import Glibc
 
 /// `defaults import` refuses input larger than a domain file may be while it reads it, so an
 /// endless or huge input can neither exhaust memory nor hang the tool.
-@Suite("defaults import size limit")
+@Suite("defaults import size limit", .ownThread)
 struct ImportSizeLimitTests {
     /// The tool's limit: the library's default, which `defaults` does not change.
     static let limit = PreferenceStore.Configuration().sizeLimit

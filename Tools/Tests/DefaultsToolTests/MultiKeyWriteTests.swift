@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// `defaults write DOMAIN K1 V1 K2 V2 …`: several keys in one commit.
-@Suite("defaults write of several keys")
+@Suite("defaults write of several keys", .ownThread)
 struct MultiKeyWriteTests {
     @Test("several pairs, typed and untyped, land in one write")
     func severalPairs() throws {

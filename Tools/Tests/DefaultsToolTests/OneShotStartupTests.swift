@@ -6,7 +6,7 @@ import TestSupport
 /// tool opens its files with `fileWatching: .whenObserved`, and only `watch` observes. Seen
 /// from outside, by the system calls the process makes, under strace.
 @Suite(
-    "defaults starts no watcher for a one-shot verb",
+    "defaults starts no watcher for a one-shot verb", .ownThread,
     .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "needs strace (Tests/Scripts/install-dependencies.sh installs it)"))
 struct OneShotStartupTests {
     /// The calls of `names` that `defaults arguments` made, by name, from strace's summary.

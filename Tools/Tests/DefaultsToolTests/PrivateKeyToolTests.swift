@@ -9,7 +9,7 @@ import TestSupport
 /// home and runtime directory is searched for the secret's bytes (TestSupport's
 /// ``FilesHoldingText``, the same search the library's PrivateKeyTests make), and the
 /// tool's output is read for it too.
-@Suite("Private keys in the defaults tool")
+@Suite("Private keys in the defaults tool", .ownThread)
 struct PrivateKeyToolTests {
     static let domain = "com.example.secret"
     static let secret = "s3cr3t-token-7f3a9c"

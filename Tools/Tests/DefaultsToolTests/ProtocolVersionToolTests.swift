@@ -6,7 +6,7 @@ import TestSupport
 /// `defaults` in a preferences directory that follows a newer protocol version than it knows
 /// (issue 39, item 2): it reads, refuses every write with both versions named, and changes
 /// nothing there.
-@Suite("defaults and protocol versions")
+@Suite("defaults and protocol versions", .ownThread)
 struct ProtocolVersionToolTests {
     /// Every name under `root` with its size, mode and modification time.
     static func listing(_ root: String) throws -> [String] {

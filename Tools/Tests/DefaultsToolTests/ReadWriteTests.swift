@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// `write` with every type flag and `read` of what it wrote, through the real binary.
-@Suite("defaults write and read")
+@Suite("defaults write and read", .ownThread)
 struct ReadWriteTests {
     @Test("write -string, -int, -integer, -float, -bool, -boolean, -date, -data store typed values")
     func typedScalars() throws {
@@ -33,7 +33,7 @@ struct ReadWriteTests {
 }
 
 /// The container flags, untyped values and whole-domain writes.
-@Suite("defaults write: containers and property-list text")
+@Suite("defaults write: containers and property-list text", .ownThread)
 struct WriteContainerTests {
     @Test("-array and -dict take elements, typed or untyped; -array-add and -dict-add extend")
     func containers() throws {
@@ -92,7 +92,7 @@ struct WriteContainerTests {
 }
 
 /// The other verbs and the ways of naming a domain.
-@Suite("defaults verbs")
+@Suite("defaults verbs", .ownThread)
 struct VerbTests {
     @Test("-g, -globalDomain and NSGlobalDomain name the global domain's file")
     func globalDomain() throws {

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `defaults describe`, and `write` and `import` checking values against the domain's schema.
-@Suite("defaults and declared settings")
+@Suite("defaults and declared settings", .ownThread)
 struct SchemaToolTests {
     static let domain = "com.example.greeter"
     static let keys: [String: PropertyListValue] = [

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// A store in the test process and the `defaults` tool in another, on one domain.
-@Suite("A store beside the defaults tool")
+@Suite("A store beside the defaults tool", .ownThread)
 struct StoreBesideToolTests {
     @Test("the defaults tool in another process: a multi-key write is one commit, an undo is seen by the next read")
     func toolWriteAndUndo() throws {

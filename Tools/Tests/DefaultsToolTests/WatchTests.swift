@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// `defaults watch` prints changes other processes make, as they happen.
-@Suite("defaults watch")
+@Suite("defaults watch", .ownThread)
 struct WatchTests {
     /// A running `defaults watch` whose output lines are collected as they arrive; killed
     /// (SIGKILL, see ``Subprocess``) when the value goes away.

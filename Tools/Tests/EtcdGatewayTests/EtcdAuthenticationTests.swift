@@ -6,7 +6,7 @@ import Testing
 
 /// etcd's user and password authentication, and the renewal of a token etcd forgot.
 // Skipped where etcd or etcdctl is missing (Debian's etcd-server and etcd-client packages).
-@Suite("etcd authentication", .enabled(if: EtcdCluster.unavailableReason == nil))
+@Suite("etcd authentication", .ownThread, .enabled(if: EtcdCluster.unavailableReason == nil))
 struct EtcdAuthenticationTests {
     @Test("a right password works, a wrong one is refused, a forgotten token is renewed, a read-only user cannot put") func passwordsTokensAndPermissions() async throws {
         let cluster = try await EtcdCluster.start(members: 1)

@@ -7,7 +7,7 @@ import Testing
 /// A watch from a compacted revision. Its own cluster: compaction removes history every
 /// other test on a shared cluster might be watching.
 // Skipped where etcd or etcdctl is missing (Debian's etcd-server and etcd-client packages).
-@Suite("etcd compaction", .enabled(if: EtcdCluster.unavailableReason == nil))
+@Suite("etcd compaction", .ownThread, .enabled(if: EtcdCluster.unavailableReason == nil))
 struct EtcdCompactionTests {
     @Test("a watch from a compacted revision ends with compacted and the compact revision") func watchFromCompactedRevisionThrowsCompacted() async throws {
         let cluster = try await EtcdCluster.start(members: 1)

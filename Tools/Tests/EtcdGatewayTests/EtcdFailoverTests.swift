@@ -7,7 +7,7 @@ import Testing
 /// Losing a member of a three-member cluster: the one test with three members (they cost
 /// three etcd processes), which also checks the harness's kill and restart.
 // Skipped where etcd or etcdctl is missing (Debian's etcd-server and etcd-client packages).
-@Suite("etcd endpoint failover", .enabled(if: EtcdCluster.unavailableReason == nil))
+@Suite("etcd endpoint failover", .ownThread, .enabled(if: EtcdCluster.unavailableReason == nil))
 struct EtcdFailoverTests {
     @Test("a killed member's watch ends; the next call and a new watch go through another member") func killedMemberFailsOverToAnother() async throws {
         let cluster = try await EtcdCluster.start(members: 3)

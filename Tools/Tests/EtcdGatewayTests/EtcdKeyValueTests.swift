@@ -7,7 +7,7 @@ import Testing
 
 /// Reads, writes and watches through the gateway against one shared single-member cluster.
 // Skipped where etcd or etcdctl is missing (Debian's etcd-server and etcd-client packages).
-@Suite("etcd keys and values", .enabled(if: EtcdCluster.unavailableReason == nil), .sharedEtcdCluster)
+@Suite("etcd keys and values", .ownThread, .enabled(if: EtcdCluster.unavailableReason == nil), .sharedEtcdCluster)
 struct EtcdKeyValueTests {
     /// Every byte value survives a put, a get and a range, in keys and values alike, and the
     /// revisions are etcd's.

@@ -7,7 +7,7 @@ import Testing
 /// HTTPS with client certificates (etcd's `--client-cert-auth`).
 // Skipped where etcd or etcdctl is missing (Debian's etcd-server and etcd-client packages);
 // openssl, which makes the certificates, comes with the same install script.
-@Suite("etcd over TLS", .enabled(if: EtcdCluster.unavailableReason == nil))
+@Suite("etcd over TLS", .ownThread, .enabled(if: EtcdCluster.unavailableReason == nil))
 struct EtcdTLSTests {
     @Test("with a client certificate get, put and watch work; with only the CA they fail") func clientCertificateIsRequired() async throws {
         let directory = try TemporaryDirectory()

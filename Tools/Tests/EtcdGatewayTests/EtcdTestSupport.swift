@@ -20,8 +20,13 @@ struct SharedEtcdCluster: SuiteTrait, TestScoping {
         for test: Test, testCase: Test.Case?, performing function: @concurrent @Sendable () async throws -> Void
     ) async throws {
         let cluster = try await EtcdCluster.start(members: 1)
-        defer { cluster.shutdown() }
-        try await Self.$current.withValue(cluster) { try await function() }
+        do {
+            try await Self.$current.withValue(cluster) { try await function() }
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
     }
 
     /// The suite's cluster; fails the test when it runs outside the trait.

@@ -9,7 +9,7 @@ import Testing
 /// (its `etcd_debugging_mvcc_watch_stream_total` gauge). Its own cluster, so no other
 /// test's watches are counted.
 // Skipped where etcd or etcdctl is missing (Debian's etcd-server and etcd-client packages).
-@Suite("cancelling an etcd watch", .enabled(if: EtcdCluster.unavailableReason == nil))
+@Suite("cancelling an etcd watch", .ownThread, .enabled(if: EtcdCluster.unavailableReason == nil))
 struct EtcdWatchCancellationTests {
     @Test("cancelling the consuming task ends the watch at etcd too") func cancellingTheConsumerEndsTheStream() async throws {
         let cluster = try await EtcdCluster.start(members: 1)

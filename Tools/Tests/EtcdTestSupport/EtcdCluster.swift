@@ -147,6 +147,17 @@ package final class EtcdCluster: @unchecked Sendable {
         shutdown()
     }
 
+    /// ``shutdown()`` on a thread of its own, for the same reason as ``start(members:tls:arguments:)``:
+    /// it waits up to 5 s for each member to exit.
+    package func stop() async {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                self.shutdown()
+                continuation.resume()
+            }
+        }
+    }
+
     /// Stops every member (SIGTERM, then SIGKILL after 5 s) and removes the temporary directory.
     /// Calling it again does nothing.
     package func shutdown() {

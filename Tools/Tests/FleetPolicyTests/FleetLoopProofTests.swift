@@ -26,7 +26,7 @@ import Testing
 ///
 /// Every wait is a bounded wait for something to happen, never a timing threshold.
 // Skipped where etcd or etcdctl is missing (Debian's etcd-server and etcd-client packages).
-@Suite("The fleet loop on a real cluster", .serialized, .enabled(if: EtcdCluster.unavailableReason == nil))
+@Suite("The fleet loop on a real cluster", .ownThread, .serialized, .enabled(if: EtcdCluster.unavailableReason == nil))
 struct FleetLoopProofTests {
     static let domain = "com.example.proof"
     static let hostCount = 20

@@ -18,7 +18,7 @@ import Testing
 // Serialized: each test starts its own cluster, service and watcher, and several at once on a
 // small, shared machine would make the elections and bounded waits compete for two cores.
 @Suite(
-    "preferences-fleet against a real etcd cluster", .serialized,
+    "preferences-fleet against a real etcd cluster", .ownThread, .serialized,
     .enabled(if: EtcdCluster.unavailableReason == nil))
 struct FleetServiceTests {
     // MARK: a. Every put arrives, in order

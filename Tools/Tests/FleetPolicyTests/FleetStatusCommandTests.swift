@@ -12,7 +12,7 @@ import Testing
 /// Every wait is bounded and only bounds a failure; nothing here is a timing threshold.
 // Skipped where etcd or etcdctl is missing. Serialized: each test starts its own cluster.
 @Suite(
-    "preferences-fleet status against a real etcd cluster", .serialized,
+    "preferences-fleet status against a real etcd cluster", .ownThread, .serialized,
     .enabled(if: EtcdCluster.unavailableReason == nil))
 struct FleetStatusCommandTests {
     /// The domain every test reports.

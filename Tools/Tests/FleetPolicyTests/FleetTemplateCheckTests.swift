@@ -9,7 +9,7 @@ import Testing
 /// in a private schema directory (`PREFERENCES_SCHEMA_PATH`), never the user's own. The
 /// reasons `check` prints are compared with what ``FleetValidation`` gives a host's status
 /// for the same policy and schema, so the administrator and the hosts say the same words.
-@Suite("preferences-fleet template and check")
+@Suite("preferences-fleet template and check", .ownThread)
 struct FleetTemplateCheckTests {
     static let domain = "com.example.fleetapp"
 
