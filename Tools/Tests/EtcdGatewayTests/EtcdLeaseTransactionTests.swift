@@ -14,11 +14,15 @@ struct EtcdLeaseTransactionTests {
         let cluster = try SharedEtcdCluster.cluster()
         let key = (uniquePrefix("lease") + "status").bytes
         try await withClient(cluster) { client in
-            let lease = try await client.grantLease(seconds: 5)
+            // The lease's time is how long the test may stall between the keep-alive and the
+            // read after it without etcd rightly expiring the key: a minute, as the test revokes
+            // it anyway. (Five seconds once failed on CI while two blocking tests held the
+            // cooperative pool; they run on threads of their own now, `.ownThread`.)
+            let lease = try await client.grantLease(seconds: 60)
             #expect(lease.id != 0)
-            #expect(lease.seconds >= 5)
+            #expect(lease.seconds >= 60)
             try await client.put(key: key, value: "up".bytes, lease: lease)
-            #expect(try await client.keepAlive(lease) >= 5)
+            #expect(try await client.keepAlive(lease) >= 60)
             #expect(try await client.get(key: key)?.value == "up".bytes)
             try await client.revoke(lease)
             #expect(try await client.get(key: key) == nil)
