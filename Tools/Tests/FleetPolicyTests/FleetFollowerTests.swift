@@ -74,9 +74,12 @@ struct FleetFollowerTests {
         return events.withLock { $0 }
     }
 
+    /// The managed file's values as they are on disk now. Not through this process's shared
+    /// instance of the file: the follower writes as the managed layer's own writer, which
+    /// that instance hears of as another process's commit, on its watcher thread a moment
+    /// later (under load, after this read: the check once saw the value before the last).
     static func managed(_ home: PrivatePreferencesHome, _ domain: String) -> [String: PropertyListValue]? {
-        try? PreferenceFiles(configuration: PreferenceStore.Configuration(environment: home.environment))
-            .persistentDomainValues(at: .file(atPath: "\(home.systemDirectory)/managed/\(domain).plist"))
+        try? domainValuesOnDisk(atPath: "\(home.systemDirectory)/managed/\(domain).plist")
     }
 
     @Test("after a loss it follows on from the revision after the last applied, and a repeated revision is not applied again")
