@@ -215,7 +215,7 @@ package final class EtcdCluster: @unchecked Sendable {
     package func leader() throws -> Int {
         let live = liveMembers()
         guard !live.isEmpty else { throw EtcdClusterError("no member is running") }
-        let output = try etcdctl(["endpoint", "status", "-w", "json"], input: nil, members: live)
+        let output = try etcdctl(["endpoint", "status", "-w", "json"], input: nil, members: live, commandTimeout: "5s")
         struct Entry: Decodable {
             struct Status: Decodable {
                 struct Header: Decodable { var member_id: UInt64 }
@@ -269,13 +269,18 @@ package final class EtcdCluster: @unchecked Sendable {
     /// ``etcdctl(_:input:)`` against `members` (indices), or the running ones when nil.
     /// etcdctl appends repeated `--endpoints` flags rather than taking the last, so the
     /// endpoints are chosen here, not overridden in the arguments.
-    private func etcdctl(_ arguments: [String], input: Data?, members chosen: [Int]?) throws -> String {
+    ///
+    /// etcdctl sets a test up and checks it, so its command timeout only bounds a failure:
+    /// 30 s, not the 5 s it was (etcdctl's default), which once ran out on a `user add` (a
+    /// bcrypt hash in etcd's apply loop) in the busy first seconds of the tools' tests, when
+    /// every test starts its programs at once. ``leader()`` polls, and asks with 5 s.
+    private func etcdctl(_ arguments: [String], input: Data?, members chosen: [Int]?, commandTimeout: String = "30s") throws -> String {
         guard let etcdctl = Self.etcdctlPath else { throw EtcdClusterError("etcdctl is missing") }
         let live = chosen ?? liveMembers()
         let password = lock.withLock { rootPassword }
         var global = [
             "--endpoints", (live.isEmpty ? Array(members.indices) : live).map { members[$0].clientURL }.joined(separator: ","),
-            "--dial-timeout", "2s", "--command-timeout", "5s",
+            "--dial-timeout", "2s", "--command-timeout", commandTimeout,
         ]
         if let tls {
             global += ["--cacert", tls.caFile, "--cert", tls.clientCertificateFile, "--key", tls.clientKeyFile]
