@@ -1,37 +1,59 @@
 import Dispatch
+import Foundation
+import Glibc
 package import Testing
 
 /// A task executor for tests that block their thread (waiting for a program to exit,
 /// running `etcdctl`, sleeping between polls): each job it is given runs on a thread that
 /// may block without holding up any other test.
 ///
-/// The test runner's tasks share Swift's cooperative pool, which has one thread per core:
-/// two on the machines CI uses. A synchronous test runs on one of them, and so does an
-/// `async` test that calls a blocking function; while two tests block, every other test in
-/// the process waits, however little it has to do. In the tools' tests that held most tests
-/// up for seconds, once long enough between renewing an etcd lease and reading the key it
-/// kept that etcd expired the lease, as it should (RELIABILITY.md, bug 12). Under
-/// ``OwnThreadTrait`` a test's jobs run here instead.
+/// The test runner's tasks share Swift's cooperative pool, which has one thread per core
+/// (on Linux these are the threads of `DispatchQueue.global()` too). A synchronous test runs
+/// on one of them, and so does an `async` test that calls a blocking function; while as many
+/// tests block as there are cores, every other test in the process waits, however little it
+/// has to do: long enough, once, for etcd to expire a lease a test had just renewed
+/// (RELIABILITY.md, bug 12). Under ``OwnThreadTrait`` a test's jobs run here instead.
 ///
-/// Each job goes to a serial dispatch queue of its own: libdispatch gives such a queue a
-/// thread whenever it has work, however many others are blocked (serial queues overcommit),
-/// and keeps idle threads for the next. So the jobs of a test's child tasks still run side
-/// by side, as on the pool: one child blocking never stops another from running.
+/// Each job goes to a serial dispatch queue of its own. Serial queues overcommit: libdispatch
+/// gives one a thread whenever it has work, from a pool of its own that grows while threads
+/// block (up to its limit of 255) and keeps idle threads for the next. So the jobs of a
+/// test's child tasks still run side by side, as on the pool: one child blocking never stops
+/// another from running. A task's jobs never overlap: the runtime enqueues its next job only
+/// once the last one has returned.
 package final class OwnThreadExecutor: TaskExecutor {
     /// An executor for one test.
     package init() {}
 
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let queue = DispatchQueue(label: "swift-preferences.test-job")
-        queue.setSpecific(key: Self.marker, value: ())
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        DispatchQueue(label: "swift-preferences.test-job").async {
+            // Marked on the thread, not the queue: a `sync` on another queue inside the job
+            // still runs on this thread, and may block as freely.
+            pthread_setspecific(Self.marker, Self.markerValue)
+            defer { pthread_setspecific(Self.marker, nil) }
+            job.runSynchronously(on: self.asUnownedTaskExecutor())
+        }
     }
 
-    /// Whether the calling code runs on one of this type's threads.
-    package static var isCurrent: Bool { DispatchQueue.getSpecific(key: marker) != nil }
+    /// Whether the calling code runs on one of this type's threads, inside a job.
+    package static var isCurrent: Bool { pthread_getspecific(marker) != nil }
 
-    private static let marker = DispatchSpecificKey<Void>()
+    private static let marker: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed")
+        return key
+    }()
+    private static var markerValue: UnsafeRawPointer? { UnsafeRawPointer(bitPattern: 1) }
+}
+
+/// Runs `body` on a new thread of its own and returns what it returns, suspending meanwhile:
+/// for blocking work in code that serves many tests (starting and stopping an etcd cluster
+/// for a suite), which has no test of its own to put under ``OwnThreadTrait``.
+/// `DispatchQueue.global()` would not do: on Linux its threads are the cooperative pool's.
+package func onThreadOfItsOwn<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
 }
 
 /// Runs each test of a suite (or one test) with an ``OwnThreadExecutor`` as its task executor
@@ -43,12 +65,11 @@ package final class OwnThreadExecutor: TaskExecutor {
 package struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
     package var isRecursive: Bool { true }
 
+    /// Swift Testing asks a recursive suite trait for each test case's scope, never the
+    /// suite's, so this runs once per test case.
     package func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @concurrent @Sendable () async throws -> Void
     ) async throws {
-        // A suite's scope holds its tests, which would all inherit one preference; each test
-        // gets its own instead.
-        guard !test.isSuite else { return try await function() }
         try await withTaskExecutorPreference(OwnThreadExecutor()) {
             try await function()
         }
@@ -64,11 +85,12 @@ extension Trait where Self == OwnThreadTrait {
 /// The rule every blocking wait in test support checks: inside a task, it runs on an
 /// ``OwnThreadExecutor``.
 package enum BlockingWait {
-    /// Records an issue naming `what` when the caller blocks a thread of the cooperative
-    /// pool: it runs inside a task that is not on an ``OwnThreadExecutor``. Code outside any
-    /// task (a thread a test started, a dispatch queue's callback) may block as it likes.
+    /// Records an issue naming `what` when a test blocks a thread of the cooperative pool:
+    /// the caller runs inside a test's task and not on an ``OwnThreadExecutor``. Code outside
+    /// any task (a thread a test started) may block as it likes; so may the runner's planning
+    /// (an `.enabled(if:)` condition that probes once), which has no test to fail.
     package static func check(_ what: @autoclosure () -> String) {
-        guard !OwnThreadExecutor.isCurrent, withUnsafeCurrentTask(body: { $0 != nil }) else { return }
+        guard !OwnThreadExecutor.isCurrent, Test.current != nil, withUnsafeCurrentTask(body: { $0 != nil }) else { return }
         Issue.record(
             "\(what()) blocks a thread the test runner's tasks share; give the suite the .ownThread trait, or await the async form")
     }

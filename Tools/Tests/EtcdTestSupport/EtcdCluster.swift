@@ -130,17 +130,13 @@ package final class EtcdCluster: @unchecked Sendable {
         }
     }
 
-    /// ``init(members:tls:arguments:)`` on a thread of its own: starting etcd blocks for a
-    /// second or more, which an async test should not spend on one of the few threads of
-    /// Swift's cooperative pool (two on a two-core machine, shared by every running test).
+    /// ``init(members:tls:arguments:)`` on a thread of its own: starting etcd blocks until
+    /// the members agree on a leader, which should not hold one of the few threads of Swift's
+    /// cooperative pool that every running test shares (`onThreadOfItsOwn`).
     package static func start(members count: Int = 3, tls: EtcdTLSFiles? = nil, arguments: [String] = []) async throws
         -> EtcdCluster
     {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try EtcdCluster(members: count, tls: tls, arguments: arguments) })
-            }
-        }
+        try await onThreadOfItsOwn { try EtcdCluster(members: count, tls: tls, arguments: arguments) }
     }
 
     deinit {
@@ -148,14 +144,10 @@ package final class EtcdCluster: @unchecked Sendable {
     }
 
     /// ``shutdown()`` on a thread of its own, for the same reason as ``start(members:tls:arguments:)``:
-    /// it waits up to 5 s for each member to exit.
+    /// it waits for each member to exit.
     package func stop() async {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                self.shutdown()
-                continuation.resume()
-            }
-        }
+        // shutdown() throws nothing, so neither does this.
+        _ = try? await onThreadOfItsOwn { self.shutdown() }
     }
 
     /// Stops every member (SIGTERM, then SIGKILL after 5 s) and removes the temporary directory.
@@ -270,10 +262,10 @@ package final class EtcdCluster: @unchecked Sendable {
     /// etcdctl appends repeated `--endpoints` flags rather than taking the last, so the
     /// endpoints are chosen here, not overridden in the arguments.
     ///
-    /// etcdctl sets a test up and checks it, so its command timeout only bounds a failure:
-    /// 30 s, not the 5 s it was (etcdctl's default), which once ran out on a `user add` (a
-    /// bcrypt hash in etcd's apply loop) in the busy first seconds of the tools' tests, when
-    /// every test starts its programs at once. ``leader()`` polls, and asks with 5 s.
+    /// etcdctl sets a test up and checks it, so its command timeout only bounds a failure and
+    /// is long (30 s): a `user add` hashes with bcrypt in etcd's apply loop, slow while every
+    /// test starts its programs at once. ``leader()`` polls, and asks with 5 s so a member
+    /// that is not up yet is asked again soon.
     private func etcdctl(_ arguments: [String], input: Data?, members chosen: [Int]?, commandTimeout: String = "30s") throws -> String {
         guard let etcdctl = Self.etcdctlPath else { throw EtcdClusterError("etcdctl is missing") }
         let live = chosen ?? liveMembers()

@@ -3,11 +3,10 @@ import Synchronization
 
 /// A task executor with a thread of its own, for the tasks that consume watch updates.
 ///
-/// The whole test run shares one small cooperative pool (2 threads on a 2-core machine),
-/// and other suites block pool threads while they wait for child processes. A watcher
-/// task on that pool could then be scheduled seconds late, and the test would time the
-/// pool instead of the provider. A serial dispatch queue is no way out: on Linux it runs
-/// on the same dispatch worker threads. So this is a plain thread running jobs in order.
+/// The whole test run shares one small cooperative pool (a thread per core), busy with
+/// every other test's work. A watcher task on that pool could be scheduled late, and the
+/// test would time the pool instead of the provider. So this is a plain thread running
+/// jobs in order, as soon as they come.
 final class WatcherExecutor: TaskExecutor {
     private let jobs = Mutex<[UnownedJob]>([])
     private let available = DispatchSemaphore(value: 0)
