@@ -6,7 +6,7 @@ import SystemPackage
 import Testing
 import TestSupport
 
-@Suite("Directory syncs off the writing thread")
+@Suite("Directory syncs off the writing thread", .ownThread)
 struct DirectorySyncTests {
     /// A logger that drops everything: failures are checked through the thrown errors.
     static let silent = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }

@@ -1,12 +1,13 @@
 import Dispatch
 @testable import Preferences
 import Synchronization
+import TestSupport
 import Testing
 
 /// A background write stays scheduled while it runs: a set made meanwhile queues nothing (so
 /// wakes no thread) and is written by one write that the running one queues when it is done.
 /// Only a set asks for that write, never what is left pending (issue 37, item 5).
-@Suite("Background writes are scheduled once and pick up what came meanwhile")
+@Suite("Background writes are scheduled once and pick up what came meanwhile", .ownThread)
 struct FlushScheduleTests {
     /// A write that counts its runs and holds the first `blockingRuns` of them until released;
     /// and a flag standing for the domain's unwritten changes. Later runs never block, and no

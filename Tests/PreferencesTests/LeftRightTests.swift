@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
 @testable import Preferences
+import TestSupport
 import Testing
 
-@Suite("Left-Right snapshot")
+@Suite("Left-Right snapshot", .ownThread)
 struct LeftRightTests {
     /// Two fields every write changes together: a read that overlapped a write would see
     /// them differ.

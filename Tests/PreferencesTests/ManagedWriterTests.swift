@@ -5,7 +5,7 @@ import Testing
 
 /// The managed layer's writer (`PreferenceFiles.replaceManagedDomain`), which
 /// `preferences-fleet` writes through.
-@Suite("Writing the managed layer")
+@Suite("Writing the managed layer", .ownThread)
 struct ManagedWriterTests {
     static func mode(_ path: String) -> Int? {
         (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int

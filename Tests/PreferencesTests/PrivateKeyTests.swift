@@ -7,7 +7,7 @@ import TestSupport
 
 /// Keys declared private leave no copies behind (issue 32): their values never reach a kept
 /// generation, and deleting or purging one removes it from every copy kept.
-@Suite("Private keys")
+@Suite("Private keys", .ownThread)
 struct PrivateKeyTests {
     static let domain = "com.example.secret"
     static let secret = "s3cr3t-token-7f3a9c"

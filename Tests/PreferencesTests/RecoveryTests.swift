@@ -8,7 +8,7 @@ import Testing
 import TestSupport
 
 /// A corrupt domain file is read from the newest generation that decodes (issue 18, item 6).
-@Suite("Recovery from a corrupt domain file")
+@Suite("Recovery from a corrupt domain file", .ownThread)
 struct RecoveryTests {
     static let domain = "com.example.recovery"
     // A valid name: it cannot fail.

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// Readers see whole commits, and a process's own writes come back to nobody.
-@Suite("Published snapshots")
+@Suite("Published snapshots", .ownThread)
 struct SnapshotTests {
     /// What reader threads share with the test: when to stop, and what they saw.
     final class Readers: Sendable {

@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
 @testable import Preferences
+import TestSupport
 import Testing
 
-@Suite("ThreadLock")
+@Suite("ThreadLock", .ownThread)
 struct ThreadLockTests {
     @Test("withLock serialises threads: 8 threads × 10,000 increments make 80,000")
     func serialises() {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 
 /// Records each call of a directory watcher's handler, with the watched file's text at that
 /// moment, so a test can wait for the call that saw a given change.
@@ -51,6 +52,7 @@ final class WatchProbe: Sendable {
 /// ``eventually(within:_:)`` for synchronous tests: polls `condition` every 10 ms on this
 /// thread until it holds or `limit` has passed.
 func waitUntil(within limit: Duration = .seconds(10), _ condition: () -> Bool) -> Bool {
+    BlockingWait.check("polling with Thread.sleep")
     let deadline = ContinuousClock.now + limit
     while !condition() {
         if ContinuousClock.now >= deadline { return false }
