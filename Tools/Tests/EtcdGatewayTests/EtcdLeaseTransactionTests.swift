@@ -15,9 +15,8 @@ struct EtcdLeaseTransactionTests {
         let key = (uniquePrefix("lease") + "status").bytes
         try await withClient(cluster) { client in
             // The lease's time is how long the test may stall between the keep-alive and the
-            // read after it without etcd rightly expiring the key: a minute, as the test revokes
-            // it anyway. (Five seconds once failed on CI while two blocking tests held the
-            // cooperative pool; they run on threads of their own now, `.ownThread`.)
+            // read after it without etcd rightly expiring the key: a minute, as the test
+            // revokes it anyway (RELIABILITY.md, bug 12).
             let lease = try await client.grantLease(seconds: 60)
             #expect(lease.id != 0)
             #expect(lease.seconds >= 60)

@@ -77,7 +77,7 @@ struct FleetFollowerTests {
     /// The managed file's values as they are on disk now. Not through this process's shared
     /// instance of the file: the follower writes as the managed layer's own writer, which
     /// that instance hears of as another process's commit, on its watcher thread a moment
-    /// later (under load, after this read: the check once saw the value before the last).
+    /// later, so a read through it just after may still see the value before.
     static func managed(_ home: PrivatePreferencesHome, _ domain: String) -> [String: PropertyListValue]? {
         try? domainValuesOnDisk(atPath: "\(home.systemDirectory)/managed/\(domain).plist")
     }
