@@ -416,7 +416,7 @@ struct DomainFileTests {
         let threads = 8
         let updatesPerThread = 100
         let failures = Mutex<[String]>([])
-        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+        onThreads(threads) { thread in
             for update in 0..<updatesPerThread {
                 do {
                     _ = try file.update(policy: FilePolicy(), recovering: [:]) { values in

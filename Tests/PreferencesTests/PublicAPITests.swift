@@ -356,7 +356,7 @@ struct PublicAPITests {
         let fixture = try StoreFixture()
         let store = try fixture.store()
         let failures = Mutex(0)
-        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+        onThreads(2) { _ in
             for _ in 0..<100 {
                 do {
                     try store.transaction { t in t.set(t.integer(forKey: "count") + 1, forKey: "count") }

@@ -9,7 +9,7 @@ struct ThreadLockTests {
     @Test("withLock serialises threads: 8 threads × 10,000 increments make 80,000")
     func serialises() {
         let counter = ThreadLock(0)
-        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+        onThreads(8) { _ in
             for _ in 0..<10_000 { counter.withLock { $0 += 1 } }
         }
         #expect(counter.withLock { $0 } == 80_000)

@@ -6,7 +6,7 @@ import Testing
 
 /// Many threads of one process on one store: run plainly here, and under the thread
 /// sanitizer by Tests/Scripts/tsan.sh.
-@Suite("Threads in one process")
+@Suite("Threads in one process", .ownThread)
 struct ThreadStressTests {
     @Test("16 threads × 10,000 mixed operations: sets, reads, removals, observers, flushes")
     func mixedOperations() throws {
@@ -18,7 +18,7 @@ struct ThreadStressTests {
         defer { observation.cancel() }
         let operations = isSoak ? 100_000 : 10_000
         let failures = ThreadLock<[String]>([])
-        DispatchQueue.concurrentPerform(iterations: 16) { thread in
+        onThreads(16) { thread in
             var generator = SystemRandomNumberGenerator()
             let mine = thread.isMultiple(of: 2) ? store : other
             for index in 0..<operations {
