@@ -49,17 +49,16 @@ struct PersistentDomainFilesTests {
         let store = try PreferenceStore(domain: "com.example.tool", configuration: configuration)
         let tool = PreferenceFiles(configuration: configuration)
         let location = try PersistentDomainLocation.named("com.example.locked")
-        // Another process holds the domain's lock for a while, as a stuck writer would.
+        // Another process holds the domain's lock, as a stuck writer would.
         let lockPath = fixture.userDirectory + "/.com.example.locked.plist.lock"
-        let holder = try Subprocess("/usr/bin/flock", [lockPath, "sleep", "1.5"])
-        defer { holder.wait() }
-        while !isLocked(lockPath) { Thread.sleep(forTimeInterval: 0.01) }
+        let holder = try holdLock(lockPath)
+        defer { release(holder) }
 
         let error = #expect(throws: PreferencesError.self) { try tool.setValues(["k": 2], at: location) }
         #expect(error?.code == .lockTimeout)
         let replaced = #expect(throws: PreferencesError.self) { try tool.replacePersistentDomain(["k": 3], at: location) }
         #expect(replaced?.code == .lockTimeout)
-        holder.wait()
+        release(holder)
         // The lock is free now: a flush (as at exit) has nothing of the failed writes to write.
         #expect(!(try tool.persistentDomain(at: location).hasPendingChanges))
         try store.flush()
@@ -77,19 +76,38 @@ struct PersistentDomainFilesTests {
         store.set(1, forKey: "k")
         try store.flush()
         let lockPath = fixture.userDirectory + "/.com.example.stuck.plist.lock"
-        let holder = try Subprocess("/usr/bin/flock", [lockPath, "sleep", "1.5"])
-        defer { holder.wait() }
-        while !isLocked(lockPath) { Thread.sleep(forTimeInterval: 0.01) }
+        let holder = try holdLock(lockPath)
+        defer { release(holder) }
         store.set(2, forKey: "k")
         let error = #expect(throws: PreferencesError.self) { try store.flush() }
         #expect(error?.code == .lockTimeout)
         #expect(store.fileProblems.map(\.code).contains(.lockTimeout))
         let failures = log.entries.filter { $0.metadata["MESSAGE_ID"] == .string(PreferencesLogEvent.writeFailed.messageID) }
         #expect(failures.count == 1, "\(log.entries)")
-        holder.wait()
+        release(holder)
         // The set is still pending, and is written once the lock is free.
         try store.flush()
         #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.stuck")) == ["k": 2])
+    }
+
+    /// Starts a process that takes the lock file's lock and holds it until ``release(_:)``,
+    /// and returns once it holds it. Not for a set time: on a loaded machine this test may
+    /// not run again for longer than any such time, and find the lock free when it must
+    /// time out on it.
+    private func holdLock(_ path: String) throws -> Subprocess {
+        // flock runs cat, which waits for its input to end.
+        let holder = try Subprocess("/usr/bin/flock", [path, "cat"], input: .pipe)
+        while !isLocked(path) {
+            try #require(holder.isRunning, "flock ended without holding the lock: \(holder.output)")
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return holder
+    }
+
+    /// Ends a ``holdLock(_:)`` process, and with it the lock; once is enough.
+    private func release(_ holder: Subprocess) {
+        holder.closeInput()
+        holder.wait()
     }
 
     /// Whether another process holds the lock file's lock (`flock -n` fails to take it).
