@@ -9,6 +9,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 # Each step prints its own time, so a suite that creeps towards CI's budget shows where.
+# The Swift test steps run under with-failure-summary.sh, which repeats a failing run's ✘
+# lines at its end, where CI's tail of the output shows them.
 step() {
     local start=$SECONDS
     "$@"
@@ -25,8 +27,8 @@ step swift build --build-tests
 # its own, every test that run skipped, found by ID in its event stream.
 events=$(mktemp)
 trap 'rm -f -- "$events"' EXIT
-step bash Tests/Scripts/unprivileged-tests.sh --events "$events"
-step bash Tests/Scripts/privileged-tests.sh "$events"
+step bash Tests/Scripts/with-failure-summary.sh bash Tests/Scripts/unprivileged-tests.sh --events "$events"
+step bash Tests/Scripts/with-failure-summary.sh bash Tests/Scripts/privileged-tests.sh "$events"
 
 # The tools package (Tools/): the defaults tool, the fleet service against real etcd clusters
 # on loopback, the example services, and the two trait-gated library products. (Built beside
@@ -35,11 +37,11 @@ step bash Tests/Scripts/privileged-tests.sh "$events"
 # the library's two trait defines by the seed, and a different order compiled the library's
 # modules again in each of them (swiftlang/swift-package-manager#10525).
 step env SWIFT_DETERMINISTIC_HASHING=1 swift build --package-path Tools --build-tests
-step swift test --package-path Tools --skip-build --skip SystemdNotifierTests --skip DefaultsToolJournalTests
+step bash Tests/Scripts/with-failure-summary.sh swift test --package-path Tools --skip-build --skip SystemdNotifierTests --skip DefaultsToolJournalTests
 # The sd_notify tests set NOTIFY_SOCKET and WATCHDOG_* with setenv, which is not safe while
 # other threads read the environment: they run in a test process of their own.
-step swift test --package-path Tools --skip-build --filter SystemdNotifierTests
-step bash Tests/Scripts/with-journald.sh swift test --package-path Tools --skip-build --filter DefaultsToolJournalTests
+step bash Tests/Scripts/with-failure-summary.sh swift test --package-path Tools --skip-build --filter SystemdNotifierTests
+step bash Tests/Scripts/with-failure-summary.sh bash Tests/Scripts/with-journald.sh swift test --package-path Tools --skip-build --filter DefaultsToolJournalTests
 # The example service (preferences-greeter) under a real systemd user manager and journald,
 # both started in a private mount namespace with a temporary HOME and stopped by their PIDs:
 # install, verify, start, live changes with the defaults tool, reload, stop, corrupt file.
@@ -75,7 +77,7 @@ step bash Tests/Scripts/power-loss.sh --writer python "$bin"
 # Python adapter, Swift processes as its peers (the Swift adapter alone ran in the library's
 # tests above).
 step bash Tests/Scripts/python-tests.sh "$bin"
-step env RELIABILITY_ISOLATED=1 swift test --skip-build --filter IsolatedMeasurementTests
+step bash Tests/Scripts/with-failure-summary.sh env RELIABILITY_ISOLATED=1 swift test --skip-build --filter IsolatedMeasurementTests
 
 # The install into a temporary prefix (executables, units, the generated man pages read with
 # `man -l`, completions, then the uninstall), from the tools package's debug build above, so
