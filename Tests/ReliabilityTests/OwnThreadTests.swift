@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -40,6 +41,50 @@ struct OwnThreadTests {
         }
     }
 
+    /// What bounds how many tests run under `.ownThread` at once.
+    @Test("test slots: a waiter gets in only when a holder lets go, the longest waiter first")
+    func slotsAdmitInTurn() async {
+        let slots = TestSlots(count: 2)
+        await slots.acquire()
+        await slots.acquire()
+        let admitted = Admissions()
+        // Each waiter is queued before the next starts, so the order they wait in is known.
+        let first = Task {
+            await slots.acquire()
+            admitted.append("first")
+        }
+        #expect(await waitingFor { slots.waiting == 1 })
+        let second = Task {
+            await slots.acquire()
+            admitted.append("second")
+        }
+        #expect(await waitingFor { slots.waiting == 2 })
+        #expect(admitted.names.isEmpty, "both slots are held")
+
+        // Waited for by what they record, not by awaiting the tasks: a waiter left waiting
+        // would hang the test instead of failing it.
+        slots.release()
+        #expect(await waitingFor { admitted.names.count == 1 })
+        #expect(admitted.names == ["first"])
+        #expect(slots.waiting == 1)
+        slots.release()
+        #expect(await waitingFor { admitted.names.count == 2 })
+        #expect(admitted.names == ["first", "second"])
+        guard admitted.names.count == 2 else { return }
+        await first.value
+        await second.value
+
+        // With no one waiting, a release frees a slot for the next to come.
+        slots.release()
+        let third = Task {
+            await slots.acquire()
+            admitted.append("third")
+        }
+        #expect(await waitingFor { admitted.names.count == 3 })
+        #expect(slots.waiting == 0)
+        if admitted.names.count == 3 { await third.value }
+    }
+
     @Test("code outside any task may block: a dispatch queue's callback records nothing")
     func outsideTasksMayBlock() async {
         await withCheckedContinuation { continuation in
@@ -49,6 +94,26 @@ struct OwnThreadTests {
             }
         }
     }
+}
+
+/// Who got a slot, in order.
+private final class Admissions: Sendable {
+    private let admitted = Mutex<[String]>([])
+
+    var names: [String] { admitted.withLock { $0 } }
+
+    func append(_ name: String) { admitted.withLock { $0.append(name) } }
+}
+
+/// Polls `condition` without holding a thread until it holds; false after a minute, a bound
+/// for a hang only.
+private func waitingFor(_ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return true
 }
 
 /// Waits until `parties` callers have arrived.

@@ -62,16 +62,45 @@ package func onThreadOfItsOwn<Value: Sendable>(_ body: @escaping @Sendable () th
 /// The test's own code and every child task it starts (`async let`, task groups) run there;
 /// an unstructured `Task {}` does not inherit the preference and runs on the pool as usual.
 /// ``BlockingWait/check(_:)`` fails a test that blocks without it.
+///
+/// At most ``concurrentTests`` test cases run under it at once; the rest wait for a slot
+/// without holding a thread. The test runner starts every test at once, and unbounded,
+/// the suites that block (most run programs: writer processes, etcd, strace) ran so many
+/// programs and threads at once that tests waiting a bounded time for a watcher or a lock
+/// timed out (RELIABILITY.md, bug 13). Tests without the trait are not held back: they
+/// run on the cooperative pool as before.
 package struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
     package var isRecursive: Bool { true }
 
+    /// How many test cases run under the trait at once in a test process: three per core,
+    /// at least six. Blocking tests spend most of their time waiting for other processes, so
+    /// more than one per core keeps the cores busy; the cooperative pool, which ran them
+    /// before the trait, allowed one per core and starved every other test meanwhile.
+    package static let concurrentTests = max(6, 3 * ProcessInfo.processInfo.activeProcessorCount)
+
+    /// The process's slots, shared by every suite with the trait.
+    private static let slots = TestSlots(count: concurrentTests)
+
+    /// Whether the current task already holds a slot: a test whose suite and enclosing
+    /// suite both carry the trait is asked for a scope by each, and must take one slot, not
+    /// wait for a second while holding the first.
+    @TaskLocal private static var holdsSlot = false
+
     /// Swift Testing asks a recursive suite trait for each test case's scope, never the
-    /// suite's, so this runs once per test case.
+    /// suite's, so this runs once per test case (per trait that applies to it).
     package func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @concurrent @Sendable () async throws -> Void
     ) async throws {
-        try await withTaskExecutorPreference(OwnThreadExecutor()) {
+        guard !Self.holdsSlot else {
             try await function()
+            return
+        }
+        try await Self.slots.withSlot {
+            try await Self.$holdsSlot.withValue(true) {
+                try await withTaskExecutorPreference(OwnThreadExecutor()) {
+                    try await function()
+                }
+            }
         }
     }
 }
