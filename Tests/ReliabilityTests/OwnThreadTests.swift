@@ -43,19 +43,19 @@ struct OwnThreadTests {
 
     /// What bounds how many tests run under `.ownThread` at once.
     @Test("test slots: a waiter gets in only when a holder lets go, the longest waiter first")
-    func slotsAdmitInTurn() async {
+    func slotsAdmitInTurn() async throws {
         let slots = TestSlots(count: 2)
-        await slots.acquire()
-        await slots.acquire()
+        try await slots.acquire()
+        try await slots.acquire()
         let admitted = Admissions()
         // Each waiter is queued before the next starts, so the order they wait in is known.
         let first = Task {
-            await slots.acquire()
+            try await slots.acquire()
             admitted.append("first")
         }
         #expect(await waitingFor { slots.waiting == 1 })
         let second = Task {
-            await slots.acquire()
+            try await slots.acquire()
             admitted.append("second")
         }
         #expect(await waitingFor { slots.waiting == 2 })
@@ -71,18 +71,100 @@ struct OwnThreadTests {
         #expect(await waitingFor { admitted.names.count == 2 })
         #expect(admitted.names == ["first", "second"])
         guard admitted.names.count == 2 else { return }
-        await first.value
-        await second.value
+        try await first.value
+        try await second.value
 
         // With no one waiting, a release frees a slot for the next to come.
         slots.release()
         let third = Task {
-            await slots.acquire()
+            try await slots.acquire()
             admitted.append("third")
         }
         #expect(await waitingFor { admitted.names.count == 3 })
         #expect(slots.waiting == 0)
-        if admitted.names.count == 3 { await third.value }
+        if admitted.names.count == 3 { try await third.value }
+    }
+
+    @Test("a test slot's waiter whose task is cancelled stops waiting, throws, and holds no slot")
+    func cancelledWaiter() async throws {
+        let slots = TestSlots(count: 1)
+        try await slots.acquire()
+        let outcomes = Admissions()
+        /// Takes a slot and records what came of it, as `name` or `name cancelled`.
+        @Sendable func take(_ name: String) async {
+            do {
+                try await slots.acquire()
+                outcomes.append(name)
+            } catch {
+                outcomes.append("\(name) \(error is CancellationError ? "cancelled" : "failed: \(error)")")
+            }
+        }
+        // Waited for by what they record: a waiter left waiting would hang the test.
+        let waiter = Task { await take("waiter") }
+        #expect(await waitingFor { slots.waiting == 1 })
+        waiter.cancel()
+        #expect(await waitingFor { outcomes.names == ["waiter cancelled"] }, "\(outcomes.names)")
+        #expect(slots.waiting == 0)
+        // The slot is still the first holder's: given back, the next caller gets it.
+        slots.release()
+        let next = Task { await take("next") }
+        #expect(await waitingFor { outcomes.names.count == 2 })
+        #expect(outcomes.names == ["waiter cancelled", "next"])
+        // A task cancelled before it asks does not wait either.
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            await take("early")
+        }
+        #expect(await waitingFor { outcomes.names.count == 3 })
+        #expect(outcomes.names.last == "early cancelled")
+        if outcomes.names.count == 3 {
+            await waiter.value
+            await next.value
+            await early.value
+        }
+    }
+
+    /// How many cases of ``boundedBySlots(_:)`` are inside their test now, and the most at once.
+    private static let inside = Mutex<(now: Int, most: Int)>((0, 0))
+
+    /// More cases than there are slots, each staying until more cases than slots are inside
+    /// (which only a missing bound allows) or half a second has passed, so that cases overlap.
+    @Test(
+        "under .ownThread, no more test cases run at once than there are slots", .ownThread,
+        arguments: 0..<(OwnThreadTrait.concurrentTests + 3))
+    func boundedBySlots(_ index: Int) async {
+        Self.inside.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+        _ = await waitingFor(upTo: .milliseconds(500)) { Self.inside.withLock { $0.now } > OwnThreadTrait.concurrentTests }
+        let most = Self.inside.withLock { $0.most }
+        #expect(most <= OwnThreadTrait.concurrentTests, "\(most) cases ran at once")
+        Self.inside.withLock { $0.now -= 1 }
+    }
+
+    /// Nested deeper than there are slots: a scope that took a slot of its own at each level
+    /// would wait for itself for ever. The wait is bounded from here, once the test holds its
+    /// slot (a `.timeLimit` would count the time it queued for it), and then cancelled.
+    @Test("a test given the trait's scope more than once takes one slot", .ownThread)
+    func nestedScopesTakeOneSlot() async throws {
+        let test = try #require(Test.current)
+        let finished = Admissions()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await Self.nest(OwnThreadTrait.concurrentTests + 1, in: test)
+                finished.append("nested")
+            }
+            let nested = await waitingFor { finished.names == ["nested"] }
+            #expect(nested, "a nested scope waited for a slot of its own")
+            if !nested { group.cancelAll() }
+            try await group.waitForAll()
+        }
+    }
+
+    private static func nest(_ depth: Int, in test: Test) async throws {
+        guard depth > 0 else { return }
+        try await OwnThreadTrait().provideScope(for: test, testCase: nil) {
+            #expect(OwnThreadExecutor.isCurrent)
+            try await nest(depth - 1, in: test)
+        }
     }
 
     @Test("code outside any task may block: a dispatch queue's callback records nothing")
@@ -105,10 +187,10 @@ private final class Admissions: Sendable {
     func append(_ name: String) { admitted.withLock { $0.append(name) } }
 }
 
-/// Polls `condition` without holding a thread until it holds; false after a minute, a bound
-/// for a hang only.
-private func waitingFor(_ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(60)
+/// Polls `condition` without holding a thread until it holds; false once `limit` has passed
+/// (a minute unless given: a bound for a hang only).
+private func waitingFor(upTo limit: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + limit
     while !condition() {
         if ContinuousClock.now >= deadline { return false }
         try? await Task.sleep(for: .milliseconds(1))

@@ -68,9 +68,13 @@ package func onThreadOfItsOwn<Value: Sendable>(_ body: @escaping @Sendable () th
 /// the suites that block (most run programs: writer processes, etcd, strace) ran so many
 /// programs and threads at once that tests waiting a bounded time for a watcher or a lock
 /// timed out (RELIABILITY.md, bug 13). Tests without the trait are not held back: they
-/// run on the cooperative pool as before.
+/// run on the cooperative pool as before. The runner starts a test's clock, and any
+/// `.timeLimit`, before the trait's scope, so time spent waiting for a slot counts in both.
 package struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
     package var isRecursive: Bool { true }
+
+    /// The trait (``Trait/ownThread`` in a test's traits).
+    package init() {}
 
     /// How many test cases run under the trait at once in a test process: three per core,
     /// at least six. Blocking tests spend most of their time waiting for other processes, so

@@ -4,13 +4,20 @@ import Synchronization
 /// A counting semaphore for tests that waits without holding a thread: ``OwnThreadTrait``
 /// takes a slot for each test it runs, so only so many blocking tests run at once.
 ///
-/// Waiters suspend (their continuation is kept) and are let in first come, first served.
-/// A wait is not cancelled with its task: a test runner's tasks are not cancelled while
-/// tests are waiting for a slot, and a waiter that gave up would hand its slot to no one.
+/// Waiters suspend (their continuation is kept) and are let in first come, first served. A
+/// waiter whose task is cancelled (a test's `.timeLimit` passed, say) stops waiting and
+/// throws `CancellationError`, so a test that can never get a slot fails instead of hanging
+/// the run.
 package final class TestSlots: Sendable {
+    private struct Waiter {
+        let id: UInt64
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
     private struct State {
         var free: Int
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: [Waiter] = []
+        var lastID: UInt64 = 0
     }
 
     private let state: Mutex<State>
@@ -25,35 +32,62 @@ package final class TestSlots: Sendable {
     package var waiting: Int { state.withLock { $0.waiters.count } }
 
     /// Takes a slot, suspending until one is free.
-    package func acquire() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let admitted = state.withLock { state in
-                guard state.free > 0 else {
-                    state.waiters.append(continuation)
-                    return false
+    ///
+    /// - Throws: `CancellationError` if the task is cancelled before it gets one; it then
+    ///   holds none.
+    package func acquire() async throws {
+        let id = state.withLock { state in
+            state.lastID += 1
+            return state.lastID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                enum Outcome { case admitted, waiting, cancelled }
+                // Under the lock the cancellation handler takes too: the task is marked
+                // cancelled before its handler runs, so either the handler finds this waiter
+                // queued or this check sees the mark.
+                let outcome = state.withLock { state -> Outcome in
+                    if Task.isCancelled { return .cancelled }
+                    guard state.free > 0 else {
+                        state.waiters.append(Waiter(id: id, continuation: continuation))
+                        return .waiting
+                    }
+                    state.free -= 1
+                    return .admitted
                 }
-                state.free -= 1
-                return true
+                switch outcome {
+                case .admitted: continuation.resume()
+                case .waiting: break
+                case .cancelled: continuation.resume(throwing: CancellationError())
+                }
             }
-            if admitted { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { state -> Waiter? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index)
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
         }
     }
 
     /// Gives a slot back: to the longest waiter, if any.
     package func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let next = state.withLock { state -> Waiter? in
             guard !state.waiters.isEmpty else {
                 state.free += 1
                 return nil
             }
             return state.waiters.removeFirst()
         }
-        next?.resume()
+        next?.continuation.resume()
     }
 
     /// Runs `body` holding a slot.
-    package func withSlot<Value>(_ body: () async throws -> Value) async rethrows -> Value {
-        await acquire()
+    ///
+    /// - Throws: `CancellationError` if cancelled while waiting for the slot; otherwise what
+    ///   `body` throws.
+    package func withSlot<Value>(_ body: () async throws -> Value) async throws -> Value {
+        try await acquire()
         defer { release() }
         return try await body()
     }
