@@ -90,31 +90,22 @@ struct PersistentDomainFilesTests {
         #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.stuck")) == ["k": 2])
     }
 
-    /// Starts a process that takes the lock file's lock and holds it until ``release(_:)``,
+    /// Starts a worker that takes the lock file's lock and holds it until ``release(_:)``,
     /// and returns once it holds it. Not for a set time: on a loaded machine this test may
     /// not run again for longer than any such time, and find the lock free when it must
     /// time out on it.
     private func holdLock(_ path: String) throws -> Subprocess {
-        // flock runs cat, which waits for its input to end.
-        let holder = try Subprocess("/usr/bin/flock", [path, "cat"], input: .pipe)
-        while !isLocked(path) {
-            try #require(holder.isRunning, "flock ended without holding the lock: \(holder.output)")
-            Thread.sleep(forTimeInterval: 0.01)
-        }
+        // Ten minutes is only a bound in case the test dies; release(_:) kills it.
+        let holder = try Subprocess(workerPath, ["hold-lock", path, "600000"])
+        try #require(holder.nextLine() == "locked", "the worker did not lock \(path): \(holder.errorOutput)")
         return holder
     }
 
-    /// Ends a ``holdLock(_:)`` process, and with it the lock; once is enough.
+    /// Ends a ``holdLock(_:)`` worker, and with it the lock (one process, whose lock goes with
+    /// it); once is enough.
     private func release(_ holder: Subprocess) {
-        holder.closeInput()
+        holder.signal(SIGKILL)
         holder.wait()
-    }
-
-    /// Whether another process holds the lock file's lock (`flock -n` fails to take it).
-    private func isLocked(_ path: String) -> Bool {
-        guard FileManager.default.fileExists(atPath: path) else { return false }
-        guard let probe = try? Subprocess("/usr/bin/flock", ["-n", path, "true"]) else { return false }
-        return probe.wait() != 0
     }
 
     @Test("modifyPersistentDomain reads and writes under the lock; replace with nothing removes the file")

@@ -35,18 +35,24 @@ struct StagingDirectoryTests {
         defer { worker.closeInput() }
         // Its first commit made the staging and history directories; the next ones are what
         // every later commit looks like.
-        #expect(await worker.waitForLine(within: .seconds(30)) { $0 == "ready" } != nil, "\(worker.lines) \(worker.errorOutput)")
+        // Required, as each answer below: a request sent to a worker that has died would end
+        // this whole process with SIGPIPE.
+        try #require(await worker.waitForLine(within: .seconds(30)) { $0 == "ready" } != nil, "\(worker.lines) \(worker.errorOutput)")
         for round in 1...3 {
             let seen = try await events(in: fixture.userDirectory) {
                 try worker.send("\(round)")
-                #expect(await worker.waitForLine(within: .seconds(30)) { $0 == "\(round)" } != nil, "\(worker.errorOutput)")
+                try #require(await worker.waitForLine(within: .seconds(30)) { $0 == "\(round)" } != nil, "\(worker.errorOutput)")
             }
             #expect(seen.count == 1, "events: \(seen)")
             #expect(seen.first?.name == "com.example.staged.plist")
             #expect(seen.first.map { $0.events.contains(.movedIn) } == true)
         }
         #expect(try domainValuesOnDisk(atPath: fixture.userFile("com.example.staged")) == ["n": 3])
+        // Temporary files are made in the staging directory; none is left there or beside the file.
+        let staging = fixture.userDirectory + "/" + DomainFile.stagingDirectoryName
         let entries = try FileManager.default.contentsOfDirectory(atPath: fixture.userDirectory)
+            + FileManager.default.contentsOfDirectory(atPath: staging)
+        #expect(entries.contains(DomainFile.stagingDirectoryName), "the commits went through the staging directory")
         #expect(entries.allSatisfy { !$0.contains(".tmp-") }, "\(entries)")
         worker.closeInput()
         #expect(await worker.wait() == 0, "\(worker.errorOutput)")
