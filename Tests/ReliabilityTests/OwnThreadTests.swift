@@ -110,34 +110,54 @@ struct OwnThreadTests {
         let next = Task { await take("next") }
         #expect(await waitingFor { outcomes.names.count == 2 })
         #expect(outcomes.names == ["waiter cancelled", "next"])
+        // The cancelled waiter left no slot behind: the one after next waits for next's.
+        let later = Task { await take("later") }
+        #expect(await waitingFor { slots.waiting == 1 })
+        #expect(outcomes.names.count == 2)
+        slots.release()
+        #expect(await waitingFor { outcomes.names.count == 3 })
         // A task cancelled before it asks does not wait either.
         let early = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             await take("early")
         }
-        #expect(await waitingFor { outcomes.names.count == 3 })
-        #expect(outcomes.names.last == "early cancelled")
-        if outcomes.names.count == 3 {
+        #expect(await waitingFor { outcomes.names.count == 4 })
+        #expect(outcomes.names == ["waiter cancelled", "next", "later", "early cancelled"])
+        if outcomes.names.count == 4 {
             await waiter.value
             await next.value
+            await later.value
             await early.value
         }
     }
 
-    /// How many cases of ``boundedBySlots(_:)`` are inside their test now, and the most at once.
-    private static let inside = Mutex<(now: Int, most: Int)>((0, 0))
-
-    /// More cases than there are slots, each staying until more cases than slots are inside
-    /// (which only a missing bound allows) or half a second has passed, so that cases overlap.
-    @Test(
-        "under .ownThread, no more test cases run at once than there are slots", .ownThread,
-        arguments: 0..<(OwnThreadTrait.concurrentTests + 3))
-    func boundedBySlots(_ index: Int) async {
-        Self.inside.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
-        _ = await waitingFor(upTo: .milliseconds(500)) { Self.inside.withLock { $0.now } > OwnThreadTrait.concurrentTests }
-        let most = Self.inside.withLock { $0.most }
-        #expect(most <= OwnThreadTrait.concurrentTests, "\(most) cases ran at once")
-        Self.inside.withLock { $0.now -= 1 }
+    /// Five scopes of a trait with two slots, started at once by this test (not by the test
+    /// runner, whose parallelism may be limited): each stays until more than two are inside
+    /// (which only a missing bound allows) or half a second has passed, so that they overlap.
+    @Test("the trait runs no more tests at once than it has slots, and gives each slot back")
+    func boundedBySlots() async throws {
+        let test = try #require(Test.current)
+        let slots = TestSlots(count: 2)
+        let occupancy = Occupancy()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<5 {
+                group.addTask {
+                    try await OwnThreadTrait(slots: slots).provideScope(for: test, testCase: nil) {
+                        occupancy.enter()
+                        _ = await waitingFor(upTo: .milliseconds(500)) { occupancy.now > 2 }
+                        occupancy.leave()
+                    }
+                }
+            }
+            // A slot never given back would leave the later scopes waiting for ever: bounded,
+            // then cancelled.
+            let finished = await waitingFor { occupancy.left == 5 }
+            #expect(finished, "\(occupancy.left) of 5 scopes ran")
+            if !finished { group.cancelAll() }
+            try await group.waitForAll()
+        }
+        #expect(occupancy.most <= 2, "\(occupancy.most) scopes ran at once")
+        #expect(slots.free == 2 && slots.waiting == 0)
     }
 
     /// Nested deeper than there are slots: a scope that took a slot of its own at each level
@@ -149,12 +169,16 @@ struct OwnThreadTests {
         let finished = Admissions()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await Self.nest(OwnThreadTrait.concurrentTests + 1, in: test)
-                finished.append("nested")
+                do {
+                    try await Self.nest(OwnThreadTrait.concurrentTests + 1, in: test)
+                    finished.append("nested")
+                } catch {
+                    finished.append("failed: \(error)")
+                }
             }
-            let nested = await waitingFor { finished.names == ["nested"] }
-            #expect(nested, "a nested scope waited for a slot of its own")
-            if !nested { group.cancelAll() }
+            let ended = await waitingFor { !finished.names.isEmpty }
+            #expect(finished.names == ["nested"], "a nested scope waited for a slot of its own, or failed")
+            if !ended { group.cancelAll() }
             try await group.waitForAll()
         }
     }
@@ -178,6 +202,18 @@ struct OwnThreadTests {
     }
 }
 
+/// How many scopes are inside now, the most at once, and how many have left.
+private final class Occupancy: Sendable {
+    private let state = Mutex<(now: Int, most: Int, left: Int)>((0, 0, 0))
+
+    var now: Int { state.withLock { $0.now } }
+    var most: Int { state.withLock { $0.most } }
+    var left: Int { state.withLock { $0.left } }
+
+    func enter() { state.withLock { $0.now += 1; $0.most = max($0.most, $0.now) } }
+    func leave() { state.withLock { $0.now -= 1; $0.left += 1 } }
+}
+
 /// Who got a slot, in order.
 private final class Admissions: Sendable {
     private let admitted = Mutex<[String]>([])
@@ -193,7 +229,8 @@ private func waitingFor(upTo limit: Duration = .seconds(60), _ condition: () -> 
     let deadline = ContinuousClock.now + limit
     while !condition() {
         if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(1))
+        // A cancelled task's sleep returns at once: stop polling rather than spin.
+        do { try await Task.sleep(for: .milliseconds(1)) } catch { return condition() }
     }
     return true
 }

@@ -73,8 +73,15 @@ package func onThreadOfItsOwn<Value: Sendable>(_ body: @escaping @Sendable () th
 package struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
     package var isRecursive: Bool { true }
 
-    /// The trait (``Trait/ownThread`` in a test's traits).
-    package init() {}
+    /// The slots this trait's tests take.
+    private let slots: TestSlots
+
+    /// The trait (``Trait/ownThread`` in a test's traits), with the process's slots.
+    package init() { slots = Self.sharedSlots }
+
+    /// The trait with slots of its own: for tests of the trait itself, whose bound then
+    /// does not depend on what other tests hold.
+    package init(slots: TestSlots) { self.slots = slots }
 
     /// How many test cases run under the trait at once in a test process: three per core,
     /// at least six. Blocking tests spend most of their time waiting for other processes, so
@@ -83,7 +90,7 @@ package struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
     package static let concurrentTests = max(6, 3 * ProcessInfo.processInfo.activeProcessorCount)
 
     /// The process's slots, shared by every suite with the trait.
-    private static let slots = TestSlots(count: concurrentTests)
+    private static let sharedSlots = TestSlots(count: concurrentTests)
 
     /// Whether the current task already holds a slot: a test whose suite and enclosing
     /// suite both carry the trait is asked for a scope by each, and must take one slot, not
@@ -99,7 +106,7 @@ package struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
             try await function()
             return
         }
-        try await Self.slots.withSlot {
+        try await slots.withSlot {
             try await Self.$holdsSlot.withValue(true) {
                 try await withTaskExecutorPreference(OwnThreadExecutor()) {
                     try await function()

@@ -31,6 +31,9 @@ package final class TestSlots: Sendable {
     /// How many callers are waiting for a slot.
     package var waiting: Int { state.withLock { $0.waiters.count } }
 
+    /// How many slots no one holds.
+    package var free: Int { state.withLock { $0.free } }
+
     /// Takes a slot, suspending until one is free.
     ///
     /// - Throws: `CancellationError` if the task is cancelled before it gets one; it then
