@@ -97,7 +97,12 @@ struct PersistentDomainFilesTests {
     private func holdLock(_ path: String) throws -> Subprocess {
         // Ten minutes is only a bound in case the test dies; release(_:) kills it.
         let holder = try Subprocess(workerPath, ["hold-lock", path, "600000"])
-        try #require(holder.nextLine() == "locked", "the worker did not lock \(path): \(holder.errorOutput)")
+        guard holder.nextLine() == "locked" else {
+            // Its standard error is whole once it has exited.
+            holder.signal(SIGKILL)
+            holder.wait()
+            throw WorkerFailed(description: "the worker did not lock \(path): \(holder.errorOutput)")
+        }
         return holder
     }
 
@@ -189,4 +194,9 @@ struct PersistentDomainFilesTests {
         let files = PreferenceFiles(configuration: fixture.configuration)
         #expect(files.declaredDomains() == ["com.example.native": .native, "com.example.bundle": .settingsBundle])
     }
+}
+
+/// A worker that did not do what a test started it for.
+private struct WorkerFailed: Error, CustomStringConvertible {
+    let description: String
 }

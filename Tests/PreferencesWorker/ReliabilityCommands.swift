@@ -66,8 +66,11 @@ func holdLock(_ arguments: [String]) {
     let descriptor = open(arguments[0], O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
     guard descriptor >= 0, flock(descriptor, LOCK_EX) == 0 else { fail("cannot lock \(arguments[0]): errno \(errno)") }
     say("locked")
+    // Ends early if the test process that started it has gone (its parent changes), so an
+    // orphan does not hold the lock for the rest of its time.
+    let parent = getppid()
     let deadline = ContinuousClock.now + .milliseconds(milliseconds)
-    while ContinuousClock.now < deadline { usleep(5_000) }
+    while ContinuousClock.now < deadline && getppid() == parent { usleep(5_000) }
 }
 
 /// `remove-keys DOMAIN PREFIX COUNT`: removes PREFIX0..PREFIX(COUNT-1), a flush after each.

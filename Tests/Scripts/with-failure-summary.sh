@@ -21,11 +21,13 @@ if (( status != 0 )); then
     summary=$(awk '/✘/ { print; detail = 1; next }
                    detail && (/^↳/ || /^±/ || /^[ \t]/) { print; next }
                    { detail = 0 }' "$log" | cut -c1-600)
-    lines=$(printf '%s\n' "$summary" | grep -c '')
-    if (( lines > 80 )); then
-        printf '%s\n' "$summary" | head -n 70
+    lines=$(grep -c '' <<<"$summary")
+    if [[ -z $summary ]]; then
+        echo "with-failure-summary: no ✘ lines: it failed before or outside Swift Testing's run (see above)"
+    elif (( lines > 80 )); then
+        head -n 70 <<<"$summary"
         echo "with-failure-summary: … $(( lines - 80 )) lines left out; the last 10:"
-        printf '%s\n' "$summary" | tail -n 10
+        tail -n 10 <<<"$summary"
     else
         printf '%s\n' "$summary"
     fi

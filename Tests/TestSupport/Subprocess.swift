@@ -204,8 +204,26 @@ package final class Subprocess: @unchecked Sendable {
     }
 
     /// Writes `data` to the program's standard input (``Input/pipe``).
+    ///
+    /// - Throws: If the program has closed its input or exited (`EPIPE`). SIGPIPE, which would
+    ///   end the whole test process, is blocked on this thread during the write, and one the
+    ///   write raised is taken back before it is unblocked.
     package func write(_ data: Data) throws {
         guard let input else { preconditionFailure("\(executable)'s standard input is not a kept-open pipe") }
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+        defer {
+            var pending = sigset_t()
+            sigpending(&pending)
+            if sigismember(&pending, SIGPIPE) == 1 {
+                var now = timespec()
+                _ = sigtimedwait(&pipeSignal, nil, &now)
+            }
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+        }
         try input.write(contentsOf: data)
     }
 
