@@ -22,9 +22,8 @@ import Dispatch
 package final class FlushSchedule: Sendable {
     private struct State {
         var isScheduled = false
-        /// A set asked for a write while one was scheduled or running.
-        var isRequestedAgain = false
-        /// How many sets asked since the running write started.
+        /// How many sets asked for a write since the running (or next) write started, while
+        /// it was scheduled: any means another write is wanted, a burst's many an interval.
         var requestsSinceStart = 0
         var retryDelay: Duration = .zero
         /// Writes queued so far, for tests.
@@ -62,7 +61,6 @@ package final class FlushSchedule: Sendable {
     package func schedule(after delay: Duration = .zero) {
         let shouldSchedule = state.withLock { state in
             if state.isScheduled {
-                state.isRequestedAgain = true
                 state.requestsSinceStart += 1
                 return false
             }
@@ -94,19 +92,16 @@ package final class FlushSchedule: Sendable {
     private func run() {
         // A set that asked before this point recorded its change before asking, so this
         // write takes it; one that asks from here on is written by the next.
-        state.withLock { state in
-            state.isRequestedAgain = false
-            state.requestsSinceStart = 0
-        }
+        state.withLock { $0.requestsSinceStart = 0 }
         if write() {
             let next = state.withLock { state -> Duration? in
                 state.retryDelay = .zero
-                guard state.isRequestedAgain else {
+                guard state.requestsSinceStart > 0 else {
                     state.isScheduled = false
                     return nil
                 }
-                // Stays scheduled: sets made until the next write starts join it.
-                state.isRequestedAgain = false
+                // Stays scheduled: sets made until the next write starts join it (and are
+                // counted for it only from its start).
                 state.queued += 1
                 return state.requestsSinceStart >= Self.burstSets ? interval : .zero
             }
@@ -122,7 +117,7 @@ package final class FlushSchedule: Sendable {
         }
         let delay = state.withLock { state -> Duration in
             state.isScheduled = false
-            state.isRequestedAgain = false
+            state.requestsSinceStart = 0
             state.retryDelay = min(max(state.retryDelay * 2, .milliseconds(250)), .seconds(30))
             return state.retryDelay
         }
