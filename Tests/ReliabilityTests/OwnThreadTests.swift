@@ -53,22 +53,22 @@ struct OwnThreadTests {
             try await slots.acquire()
             admitted.append("first")
         }
-        #expect(await waitingFor { slots.waiting == 1 })
+        #expect(await eventually { slots.waiting == 1 })
         let second = Task {
             try await slots.acquire()
             admitted.append("second")
         }
-        #expect(await waitingFor { slots.waiting == 2 })
+        #expect(await eventually { slots.waiting == 2 })
         #expect(admitted.names.isEmpty, "both slots are held")
 
         // Waited for by what they record, not by awaiting the tasks: a waiter left waiting
         // would hang the test instead of failing it.
         slots.release()
-        #expect(await waitingFor { admitted.names.count == 1 })
+        #expect(await eventually { admitted.names.count == 1 })
         #expect(admitted.names == ["first"])
         #expect(slots.waiting == 1)
         slots.release()
-        #expect(await waitingFor { admitted.names.count == 2 })
+        #expect(await eventually { admitted.names.count == 2 })
         #expect(admitted.names == ["first", "second"])
         guard admitted.names.count == 2 else { return }
         try await first.value
@@ -80,7 +80,7 @@ struct OwnThreadTests {
             try await slots.acquire()
             admitted.append("third")
         }
-        #expect(await waitingFor { admitted.names.count == 3 })
+        #expect(await eventually { admitted.names.count == 3 })
         #expect(slots.waiting == 0)
         if admitted.names.count == 3 { try await third.value }
     }
@@ -101,27 +101,27 @@ struct OwnThreadTests {
         }
         // Waited for by what they record: a waiter left waiting would hang the test.
         let waiter = Task { await take("waiter") }
-        #expect(await waitingFor { slots.waiting == 1 })
+        #expect(await eventually { slots.waiting == 1 })
         waiter.cancel()
-        #expect(await waitingFor { outcomes.names == ["waiter cancelled"] }, "\(outcomes.names)")
+        #expect(await eventually { outcomes.names == ["waiter cancelled"] }, "\(outcomes.names)")
         #expect(slots.waiting == 0)
         // The slot is still the first holder's: given back, the next caller gets it.
         slots.release()
         let next = Task { await take("next") }
-        #expect(await waitingFor { outcomes.names.count == 2 })
+        #expect(await eventually { outcomes.names.count == 2 })
         #expect(outcomes.names == ["waiter cancelled", "next"])
         // The cancelled waiter left no slot behind: the one after next waits for next's.
         let later = Task { await take("later") }
-        #expect(await waitingFor { slots.waiting == 1 })
+        #expect(await eventually { slots.waiting == 1 })
         #expect(outcomes.names.count == 2)
         slots.release()
-        #expect(await waitingFor { outcomes.names.count == 3 })
+        #expect(await eventually { outcomes.names.count == 3 })
         // A task cancelled before it asks does not wait either.
         let early = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             await take("early")
         }
-        #expect(await waitingFor { outcomes.names.count == 4 })
+        #expect(await eventually { outcomes.names.count == 4 })
         #expect(outcomes.names == ["waiter cancelled", "next", "later", "early cancelled"])
         if outcomes.names.count == 4 {
             await waiter.value
@@ -144,14 +144,14 @@ struct OwnThreadTests {
                 group.addTask {
                     try await OwnThreadTrait(slots: slots).provideScope(for: test, testCase: nil) {
                         occupancy.enter()
-                        _ = await waitingFor(upTo: .milliseconds(500)) { occupancy.now > 2 }
+                        _ = await eventually(within: .milliseconds(500)) { occupancy.now > 2 }
                         occupancy.leave()
                     }
                 }
             }
             // A slot never given back would leave the later scopes waiting for ever: bounded,
             // then cancelled.
-            let finished = await waitingFor { occupancy.left == 5 }
+            let finished = await eventually { occupancy.left == 5 }
             #expect(finished, "\(occupancy.left) of 5 scopes ran")
             if !finished { group.cancelAll() }
             try await group.waitForAll()
@@ -176,7 +176,7 @@ struct OwnThreadTests {
                     finished.append("failed: \(error)")
                 }
             }
-            let ended = await waitingFor { !finished.names.isEmpty }
+            let ended = await eventually { !finished.names.isEmpty }
             #expect(finished.names == ["nested"], "a nested scope waited for a slot of its own, or failed")
             if !ended { group.cancelAll() }
             try await group.waitForAll()
@@ -221,18 +221,6 @@ private final class Admissions: Sendable {
     var names: [String] { admitted.withLock { $0 } }
 
     func append(_ name: String) { admitted.withLock { $0.append(name) } }
-}
-
-/// Polls `condition` without holding a thread until it holds; false once `limit` has passed
-/// (a minute unless given: a bound for a hang only).
-private func waitingFor(upTo limit: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        // A cancelled task's sleep returns at once: stop polling rather than spin.
-        do { try await Task.sleep(for: .milliseconds(1)) } catch { return condition() }
-    }
-    return true
 }
 
 /// Waits until `parties` callers have arrived.

@@ -61,15 +61,6 @@ func waitUntil(within limit: Duration = .seconds(10), _ condition: () -> Bool) -
     return true
 }
 
-func eventually(within limit: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
-}
-
 /// Replaces a file the way careful writers do: a temporary file beside it, renamed over it.
 func replaceByRename(_ path: String, with text: String) throws {
     let temporary = (path as NSString).deletingLastPathComponent + "/.tmp-\(UUID().uuidString)"
